@@ -7,6 +7,7 @@ const config: Config = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   setupFiles: ['<rootDir>/tests/helpers/env.ts'],
+  setupFilesAfterEnv: ['<rootDir>/tests/helpers/after-env.ts'],
   testTimeout: 30_000,
   maxWorkers: 2,
 };

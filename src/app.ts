@@ -1,0 +1,58 @@
+import cors from 'cors';
+import express, { type Express, type Router } from 'express';
+import helmet from 'helmet';
+import type { Logger } from './logger';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { requestContext } from './middleware/request-context';
+import { buildRouter, type RouteDef, type RouteGuards } from './routes/route-table';
+import { pagesRouter } from './routes/pages.routes';
+
+export interface AppDeps {
+  logger: Logger;
+  guards: RouteGuards;
+  /** Route tables by base path, e.g. { '/api/users': usersRoutes(...) }. */
+  routeGroups: Record<string, RouteDef[]>;
+  /** Extra routers mounted before the API (the sandboxes), by path. */
+  mounts?: Record<string, Router>;
+  /** Raw-body routes (webhooks) that must see the exact bytes: mounted before the JSON parser. */
+  rawMounts?: Record<string, Router>;
+  corsOrigins: string[];
+  trustProxy?: string;
+  /** Readiness probe: resolves when the service can do its work. */
+  ready?: () => Promise<boolean>;
+}
+
+/** Builds the HTTP application. It never listens: server.ts and the tests do that. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
+  app.use(requestContext(deps.logger));
+  app.use(helmet());
+  app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const ready = deps.ready ? await deps.ready().catch(() => false) : true;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+  });
+
+  for (const [path, router] of Object.entries(deps.rawMounts ?? {})) app.use(path, router);
+  app.use(express.json({ limit: '100kb', strict: true }));
+
+  for (const [path, router] of Object.entries(deps.mounts ?? {})) app.use(path, router);
+  app.use(pagesRouter());
+  for (const [base, routes] of Object.entries(deps.routeGroups)) app.use(base, buildRouter(routes, deps.guards));
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}

@@ -1,0 +1,178 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+import { loadOrCreateDevSecrets } from './dev-secrets';
+
+/** Booleans in the environment are words, not JavaScript truthiness ("false" must be false). */
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const optionalUrl = z.url().optional();
+/** A decimal amount as text, never parsed to a float. */
+const decimalText = z.string().regex(/^\d+(\.\d{1,7})?$/, 'must be a decimal number with at most 7 fractional digits');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: optionalUrl,
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string').optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  WALLET_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  WALLET_ENCRYPTION_KEY_PREVIOUS: z
+    .string()
+    .refine((v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32), 'must be 32-byte base64 keys')
+    .optional(),
+  HORIZON_URL: optionalUrl,
+  STELLAR_NETWORK_PASSPHRASE: z.string().min(1).optional(),
+  FRIENDBOT_URL: optionalUrl,
+  TOKEN_CODE: z.string().regex(/^[A-Za-z0-9]{1,4}$/, 'must be 1-4 letters or digits (credit_alphanum4)').default('WLT'),
+  ISSUER_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
+  DISTRIBUTION_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
+  WALLET_STARTING_XLM: decimalText.default('2.5'),
+  TOKENS_PER_NAIRA: decimalText.default('1'),
+  PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
+  PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Wallet <no-reply@localhost>'),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).max(72).optional(),
+  LEDGER_CLOSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
+  BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
+  PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CORS_ORIGINS: z.string().optional(),
+  TRUST_PROXY: z.string().optional(),
+  REQUIRE_HTTPS_FOR_SECRETS: flag.optional(),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+/** Variables that must be set in production: each would otherwise fall back to a sandbox or a generated secret. */
+const REQUIRED_IN_PRODUCTION = [
+  'DATABASE_URL',
+  'HORIZON_URL',
+  'PAYSTACK_SECRET_KEY',
+  'SMTP_URL',
+  'JWT_SECRET',
+  'WALLET_ENCRYPTION_KEY',
+  'ISSUER_SECRET',
+  'DISTRIBUTION_SECRET',
+] as const;
+
+export class ConfigError extends Error {}
+
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  // Empty strings in .env files mean "not set", as they do for every other tool.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = result.data;
+  if (env.NODE_ENV === 'production') {
+    const missing = REQUIRED_IN_PRODUCTION.filter((k) => env[k] === undefined);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        `Invalid configuration: NODE_ENV=production refuses sandboxes and generated secrets; set ${missing.join(', ')}`,
+      );
+    }
+  }
+  return env;
+}
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  isProduction: boolean;
+  port: number;
+  publicBaseUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  jwtSecret: string;
+  /** Current key first; older keys stay readable until every wallet is re-encrypted. */
+  walletKeys: { current: Buffer; previous: Buffer[] };
+  ledger: {
+    horizonUrl: string | undefined;
+    networkPassphrase: string | undefined;
+    friendbotUrl: string | undefined;
+    tokenCode: string;
+    issuerSecret: string | undefined;
+    distributionSecret: string | undefined;
+    walletStartingXlm: string;
+    ledgerCloseMs: number;
+  };
+  payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
+  mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
+  bootstrapAdmin: { email: string; password: string } | undefined;
+  authRateLimit: number;
+  bcryptCost: number;
+  passwordHashThreads: number | undefined;
+  logLevel: Env['LOG_LEVEL'];
+  corsOrigins: string[];
+  trustProxy: string | undefined;
+  requireHttpsForSecrets: boolean;
+}
+
+/**
+ * Reads `.env` (when present) and the environment, validates them once, and fills the dev
+ * secrets from DATA_DIR. Throws ConfigError naming the offending variable.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  if (source === process.env && fs.existsSync('.env')) dotenv.config();
+  const env = parseEnv(source);
+  const dataDir = path.resolve(env.DATA_DIR);
+  const needsGenerated = env.JWT_SECRET === undefined || env.WALLET_ENCRYPTION_KEY === undefined;
+  const dev = needsGenerated ? loadOrCreateDevSecrets(dataDir) : undefined;
+  const walletKey = env.WALLET_ENCRYPTION_KEY ?? dev!.walletEncryptionKey;
+  return {
+    env: env.NODE_ENV,
+    isProduction: env.NODE_ENV === 'production',
+    port: env.PORT,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    jwtSecret: env.JWT_SECRET ?? dev!.jwtSecret,
+    walletKeys: {
+      current: Buffer.from(walletKey, 'base64'),
+      previous: (env.WALLET_ENCRYPTION_KEY_PREVIOUS ?? '')
+        .split(',')
+        .filter((k) => k.trim() !== '')
+        .map((k) => Buffer.from(k.trim(), 'base64')),
+    },
+    ledger: {
+      horizonUrl: env.HORIZON_URL,
+      networkPassphrase: env.STELLAR_NETWORK_PASSPHRASE,
+      friendbotUrl: env.FRIENDBOT_URL,
+      tokenCode: env.TOKEN_CODE,
+      issuerSecret: env.ISSUER_SECRET,
+      distributionSecret: env.DISTRIBUTION_SECRET,
+      walletStartingXlm: env.WALLET_STARTING_XLM,
+      ledgerCloseMs: env.LEDGER_CLOSE_MS,
+    },
+    payments: {
+      paystackSecretKey: env.PAYSTACK_SECRET_KEY,
+      paystackBaseUrl: env.PAYSTACK_BASE_URL.replace(/\/+$/, ''),
+      tokensPerNaira: env.TOKENS_PER_NAIRA,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },
+    bootstrapAdmin:
+      env.ADMIN_EMAIL && env.ADMIN_PASSWORD ? { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } : undefined,
+    authRateLimit: env.AUTH_RATE_LIMIT,
+    bcryptCost: env.BCRYPT_COST,
+    passwordHashThreads: env.PASSWORD_HASH_THREADS,
+    logLevel: env.LOG_LEVEL,
+    corsOrigins: (env.CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    trustProxy: env.TRUST_PROXY,
+    requireHttpsForSecrets: env.REQUIRE_HTTPS_FOR_SECRETS ?? env.NODE_ENV === 'production',
+  };
+}

@@ -1,0 +1,93 @@
+import { asc, count, eq, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../client';
+import { users, wallets } from '../schema';
+
+export type UserRow = typeof users.$inferSelect;
+export type NewUser = Pick<UserRow, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName'>;
+export type UserChanges = Partial<Pick<UserRow, 'username' | 'email' | 'firstName' | 'lastName'>>;
+
+/** A user joined with the public half of their wallet: what listings and profiles show. */
+const userWithWallet = {
+  id: users.id,
+  username: users.username,
+  email: users.email,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  createdAt: users.createdAt,
+  ledgerPublicKey: wallets.publicKey,
+};
+
+export class UserRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(tx: Executor, user: NewUser): Promise<UserRow> {
+    const [row] = await tx.insert(users).values(user).returning();
+    return row!;
+  }
+
+  async findById(id: string): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.id, id));
+    return row;
+  }
+
+  async exists(id: string): Promise<boolean> {
+    const rows = await this.db.select({ id: users.id }).from(users).where(eq(users.id, id));
+    return rows.length > 0;
+  }
+
+  /** Login accepts a username (any case) or an e-mail (stored lower-case). */
+  async findByIdentifier(identifier: string): Promise<UserRow | undefined> {
+    const lowered = identifier.toLowerCase();
+    const [row] = await this.db
+      .select()
+      .from(users)
+      .where(sql`lower(${users.username}) = ${lowered} or ${users.email} = ${lowered}`)
+      .limit(1);
+    return row;
+  }
+
+  async findByEmail(email: string): Promise<UserRow | undefined> {
+    const [row] = await this.db.select().from(users).where(eq(users.email, email));
+    return row;
+  }
+
+  async findWithWallet(id: string) {
+    const [row] = await this.db.select(userWithWallet).from(users).leftJoin(wallets, eq(wallets.userId, users.id)).where(eq(users.id, id));
+    return row;
+  }
+
+  async list(limit: number, offset: number) {
+    return this.db
+      .select(userWithWallet)
+      .from(users)
+      .leftJoin(wallets, eq(wallets.userId, users.id))
+      .orderBy(asc(users.createdAt), asc(users.id))
+      .limit(limit)
+      .offset(offset);
+  }
+
+  async count(): Promise<number> {
+    const [row] = await this.db.select({ n: count() }).from(users);
+    return row?.n ?? 0;
+  }
+
+  /** Returns false when no such user exists. */
+  async update(id: string, changes: UserChanges): Promise<boolean> {
+    const rows = await this.db
+      .update(users)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(users.id, id))
+      .returning({ id: users.id });
+    return rows.length > 0;
+  }
+
+  async setPassword(tx: Executor, id: string, passwordHash: string): Promise<void> {
+    const now = new Date();
+    await tx.update(users).set({ passwordHash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, id));
+  }
+
+  async delete(tx: Executor, id: string): Promise<Pick<UserRow, 'username' | 'email'> | undefined> {
+    const [row] = await tx.delete(users).where(eq(users.id, id)).returning({ username: users.username, email: users.email });
+    return row;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Token amounts are integer stroops (1 token = 10,000,000 stroops) inside the service: exact,
+ * never floats. These helpers are the only place text or JSON numbers become stroops and back.
+ */
+export const STROOPS_PER_UNIT = 10_000_000n;
+/** Stellar's largest amount: int64 max stroops. */
+export const MAX_STROOPS = 9_223_372_036_854_775_807n;
+
+const DECIMAL = /^(\d{1,12})(?:\.(\d{1,7}))?$/;
+
+/** Parses "12.5" or "0.0000001" into stroops; undefined when it isn't a positive amount within limits. */
+export function parseTokenAmount(text: string): bigint | undefined {
+  const match = DECIMAL.exec(text);
+  if (!match) return undefined;
+  const stroops = BigInt(match[1]!) * STROOPS_PER_UNIT + BigInt((match[2] ?? '').padEnd(7, '0'));
+  return stroops > 0n && stroops <= MAX_STROOPS ? stroops : undefined;
+}
+
+/**
+ * A JSON number as its exact decimal text, or undefined when the number has more than
+ * `maxDecimals` places. Round-tripping through toFixed rejects numbers whose binary value
+ * hides extra digits.
+ */
+export function numberToDecimalText(value: number, maxDecimals: number): string | undefined {
+  if (!Number.isFinite(value) || value <= 0) return undefined;
+  const fixed = value.toFixed(maxDecimals);
+  if (Number(fixed) !== value) return undefined;
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/** Stroops as Stellar's 7-decimal text ("12.5000000"). */
+export function formatStroops(stroops: bigint): string {
+  const negative = stroops < 0n;
+  const abs = negative ? -stroops : stroops;
+  const text = `${abs / STROOPS_PER_UNIT}.${(abs % STROOPS_PER_UNIT).toString().padStart(7, '0')}`;
+  return negative ? `-${text}` : text;
+}
+
+/** Stroops as a JSON number (the spec's `assetAmount`); the decimal text parses to the nearest double. */
+export function stroopsToNumber(stroops: bigint): number {
+  return Number(formatStroops(stroops));
+}

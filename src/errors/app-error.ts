@@ -1,0 +1,46 @@
+/**
+ * The one error type services throw. It names what went wrong in domain terms; the HTTP layer
+ * alone decides the status and the body shape.
+ */
+export type ErrorCode =
+  | 'VALIDATION' // the request is malformed or breaks a data rule
+  | 'UNAUTHENTICATED' // no identity, or a bad one
+  | 'FORBIDDEN' // a known identity that may not do this
+  | 'NOT_FOUND'
+  | 'CONFLICT' // the request clashes with existing state (duplicate, pending wallet, idempotency key reuse)
+  | 'TOKEN_EXPIRED'
+  | 'TOKEN_INVALID'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_UNAVAILABLE' // a dependency is down or timed out: retryable
+  | 'UPSTREAM_FAILED' // a dependency answered something unusable
+  | 'INTERNAL';
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  /** Set by a route when its documented status differs from the default for the code. */
+  statusOverride: number | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Expected failures are answered and logged quietly; others are bugs. */
+    readonly isOperational = true,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  withStatus(status: number): this {
+    this.statusOverride = status;
+    return this;
+  }
+}
+
+export const isAppError = (err: unknown, code?: ErrorCode): err is AppError =>
+  err instanceof AppError && (code === undefined || err.code === code);

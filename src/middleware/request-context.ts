@@ -1,0 +1,32 @@
+import crypto from 'node:crypto';
+import type { RequestHandler } from 'express';
+import pinoHttp from 'pino-http';
+import type { Logger } from '../logger';
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when it is sane, else a new UUID), echoes
+ * it on the response, and logs one line per request. The logged URL is the path only: query
+ * strings can carry reset tokens and payment references.
+ */
+export function requestContext(logger: Logger): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId(req, res) {
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customLogLevel(_req, res, err) {
+      if (err || res.statusCode >= 500) return 'error';
+      if (res.statusCode >= 400) return 'warn';
+      return 'info';
+    },
+    serializers: {
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+}

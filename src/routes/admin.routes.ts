@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
+import { secretResponse } from '../middleware/https-only';
+import { authRateLimit } from '../middleware/rate-limit';
+import { validatedQuery } from '../middleware/validate';
+import type { AdminService } from '../services/admin.service';
+import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
+import type { RouteDef } from './route-table';
+
+export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
+export const provisionBody = z.object({ email: emailSchema, password: passwordSchema }).strict();
+export const updateUserBody = z
+  .object({ username: usernameSchema, email: emailSchema, firstName: nameSchema, lastName: nameSchema })
+  .partial()
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'send at least one of username, email, firstName, lastName');
+const userIdParams = z.object({ userId: uuidParam }).strict();
+type Pagination = z.infer<typeof paginationQuery>;
+
+const message = z.object({ message: z.string() });
+export const adminUserItem = z.object({
+  userId: z.uuid(),
+  username: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  ledgerPublicKey: z.string(),
+  createdAt: z.string(),
+});
+
+export interface AdminRouteDeps {
+  admins: AdminService;
+  authRateLimit: number;
+  requireHttpsForSecrets: boolean;
+}
+
+export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
+  const { admins } = deps;
+  return [
+    {
+      method: 'post',
+      path: '/login',
+      access: 'public',
+      summary: 'Admin log in',
+      before: [authRateLimit(deps.authRateLimit)],
+      request: { body: adminLoginBody },
+      response: { status: 200, schema: message.extend({ token: z.string() }) },
+      handler: async (req, res) => {
+        const { email, password } = req.body as z.infer<typeof adminLoginBody>;
+        const { token } = await admins.login(email, password);
+        res.json({ message: 'Login successful', token });
+      },
+    },
+    {
+      method: 'post',
+      path: '/provision',
+      access: 'admin',
+      summary: 'Create another admin account',
+      request: { body: provisionBody },
+      response: { status: 201, schema: message.extend({ adminId: z.uuid() }) },
+      handler: async (req, res) => {
+        const { email, password } = req.body as z.infer<typeof provisionBody>;
+        const { adminId } = await admins.provision(email, password);
+        res.status(201).json({ message: 'Admin created successfully', adminId });
+      },
+    },
+    {
+      method: 'get',
+      path: '/users',
+      access: 'admin',
+      summary: 'List users (paginated; total in X-Total-Count)',
+      request: { query: paginationQuery },
+      response: { status: 200, schema: z.array(adminUserItem) },
+      handler: async (_req, res) => {
+        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { items, total } = await admins.listUsers(limit, offset);
+        res.setHeader('X-Total-Count', String(total));
+        res.json(
+          items.map((u) => ({
+            userId: u.id,
+            username: u.username,
+            email: u.email,
+            firstName: u.firstName,
+            lastName: u.lastName,
+            ledgerPublicKey: u.ledgerPublicKey ?? '',
+            createdAt: u.createdAt.toISOString(),
+          })),
+        );
+      },
+    },
+    {
+      method: 'put',
+      path: '/users/:userId',
+      access: 'admin',
+      summary: 'Update the fields sent of a user',
+      request: { params: userIdParams, body: updateUserBody },
+      response: { status: 200, schema: message },
+      handler: async (req, res) => {
+        await admins.updateUser(req.params.userId as string, req.body as z.infer<typeof updateUserBody>);
+        res.json({ message: 'User updated successfully' });
+      },
+    },
+    {
+      method: 'delete',
+      path: '/users/:userId',
+      access: 'admin',
+      summary: 'Delete a user permanently (the wallet key is archived)',
+      request: { params: userIdParams },
+      response: { status: 200, schema: message },
+      handler: async (req, res) => {
+        await admins.deleteUser(req.params.userId as string);
+        res.json({ message: 'User deleted successfully' });
+      },
+    },
+    {
+      method: 'get',
+      path: '/transactions',
+      access: 'admin',
+      summary: "All users' transaction records, newest first, with the owner nested as `user`",
+      request: { query: paginationQuery },
+      response: { status: 200, schema: z.array(transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() })) },
+      handler: async (_req, res) => {
+        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { items, total } = await admins.allTransactions(limit, offset);
+        res.setHeader('X-Total-Count', String(total));
+        res.json(items.map(toAdminTransaction));
+      },
+    },
+    {
+      method: 'get',
+      path: '/users/:userId/transactions',
+      access: 'admin',
+      summary: "A user's transaction records, newest first",
+      request: { params: userIdParams, query: paginationQuery },
+      response: { status: 200, schema: z.array(transactionRecordSchema) },
+      handler: async (req, res) => {
+        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { items, total } = await admins.userTransactions(req.params.userId as string, limit, offset);
+        res.setHeader('X-Total-Count', String(total));
+        res.json(items.map(toTransactionRecord));
+      },
+    },
+    {
+      method: 'get',
+      path: '/users/:userId/wallet',
+      access: 'admin',
+      summary: "A user's wallet keys",
+      before: [secretResponse(deps.requireHttpsForSecrets)],
+      request: { params: userIdParams },
+      response: { status: 200, schema: z.object({ ledgerPublicKey: z.string(), ledgerSecretKey: z.string() }) },
+      handler: async (req, res) => {
+        res.json(await admins.userWallet(req.params.userId as string));
+      },
+    },
+  ];
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { TransactionRow } from '../db/repositories/transaction.repository';
+import { stroopsToNumber } from '../domain/amounts';
+
+export const transactionRecordSchema = z.object({
+  transactionId: z.uuid(),
+  ledgerTransactionId: z.string(),
+  from: z.string(),
+  to: z.string(),
+  assetAmount: z.number(),
+  assetCode: z.string(),
+  userId: z.uuid(),
+  createdAt: z.string(),
+});
+export type TransactionRecord = z.infer<typeof transactionRecordSchema>;
+
+export function toTransactionRecord(row: TransactionRow): TransactionRecord {
+  return {
+    transactionId: row.id,
+    ledgerTransactionId: row.ledgerTransactionId,
+    from: row.fromPublicKey,
+    to: row.toPublicKey,
+    assetAmount: stroopsToNumber(row.amountStroops),
+    assetCode: row.assetCode,
+    userId: row.userId,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function toAdminTransaction(item: { record: TransactionRow; owner: { username: string | null; email: string | null } | null }) {
+  const owner = item.owner && item.owner.username !== null ? { username: item.owner.username, email: item.owner.email ?? '' } : null;
+  return { ...toTransactionRecord(item.record), user: owner };
+}

@@ -1,0 +1,119 @@
+import type { Database } from '../db/client';
+import { isUniqueViolation } from '../db/client';
+import type { AdminRepository } from '../db/repositories/admin.repository';
+import type { TransactionRepository, TransactionRow } from '../db/repositories/transaction.repository';
+import type { UserChanges, UserRepository } from '../db/repositories/user.repository';
+import type { WalletRepository } from '../db/repositories/wallet.repository';
+import { AppError } from '../errors/app-error';
+import type { PasswordHasher } from '../security/password-hasher';
+import type { TokenService } from '../security/tokens';
+import type { WalletService } from './wallet.service';
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export class AdminService {
+  constructor(
+    private readonly db: Database,
+    private readonly admins: AdminRepository,
+    private readonly users: UserRepository,
+    private readonly wallets: WalletRepository,
+    private readonly walletService: WalletService,
+    private readonly transactions: TransactionRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
+  async login(email: string, password: string): Promise<{ token: string }> {
+    const admin = await this.admins.findByEmail(email);
+    if (!admin) throw new AppError('NOT_FOUND', 'Admin not found');
+    if (!(await this.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    return { token: this.tokens.issueAccess(admin.id, 'admin') };
+  }
+
+  async provision(email: string, password: string): Promise<{ adminId: string }> {
+    const passwordHash = await this.hasher.hash(password);
+    try {
+      const admin = await this.admins.insert(email, passwordHash);
+      return { adminId: admin.id };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'An admin with this email already exists');
+      throw err;
+    }
+  }
+
+  /** Creates the bootstrap admin unless one with that e-mail exists; safe to run at every start. */
+  async ensureAdmin(email: string, password: string): Promise<'created' | 'exists'> {
+    if (await this.admins.findByEmail(email)) return 'exists';
+    try {
+      await this.provision(email, password);
+      return 'created';
+    } catch (err) {
+      // Another instance starting at the same moment created it first.
+      if (err instanceof AppError && err.code === 'CONFLICT') return 'exists';
+      throw err;
+    }
+  }
+
+  async exists(adminId: string): Promise<boolean> {
+    return this.admins.exists(adminId);
+  }
+
+  async listUsers(limit: number, offset: number) {
+    const [items, total] = await Promise.all([this.users.list(limit, offset), this.users.count()]);
+    return { items, total };
+  }
+
+  /** Changes only the fields sent; a username or e-mail held by another account is a CONFLICT. */
+  async updateUser(userId: string, changes: UserChanges): Promise<void> {
+    let found: boolean;
+    try {
+      found = await this.users.update(userId, changes);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Username or email already taken');
+      throw err;
+    }
+    if (!found) throw new AppError('NOT_FOUND', 'User not found');
+  }
+
+  /**
+   * Deletes the account and its credentials for good. The wallet's encrypted key moves to the
+   * archive first, in the same transaction, so tokens on the ledger never become unreachable;
+   * transaction and payment records stay as financial history.
+   */
+  async deleteUser(userId: string): Promise<void> {
+    const deleted = await this.db.transaction(async (tx) => {
+      // Deleting the wallet row first locks it: a concurrent delete waits, then finds nothing.
+      const wallet = await this.wallets.remove(tx, userId);
+      const user = await this.users.delete(tx, userId);
+      if (!user) return false;
+      if (wallet) await this.wallets.archive(tx, wallet, user);
+      return true;
+    });
+    if (!deleted) throw new AppError('NOT_FOUND', 'User not found');
+  }
+
+  async userWallet(userId: string): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {
+    const keys = await this.walletService.keysOf(userId);
+    if (!keys) throw new AppError('NOT_FOUND', 'User not found');
+    return keys;
+  }
+
+  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<TransactionRow>> {
+    const [items, total] = await Promise.all([
+      this.transactions.listForUser(userId, limit, offset),
+      this.transactions.countForUser(userId),
+    ]);
+    // A deleted user's history stays readable; an id that never had anything is not found.
+    if (total === 0 && !(await this.users.exists(userId))) throw new AppError('NOT_FOUND', 'User not found');
+    return { items, total };
+  }
+
+  async allTransactions(limit: number, offset: number) {
+    const [items, total] = await Promise.all([this.transactions.listAll(limit, offset), this.transactions.countAll()]);
+    return { items, total };
+  }
+}

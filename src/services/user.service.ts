@@ -1,0 +1,98 @@
+import type { Database } from '../db/client';
+import { isUniqueViolation } from '../db/client';
+import type { UserRepository } from '../db/repositories/user.repository';
+import { AppError } from '../errors/app-error';
+import type { PasswordHasher } from '../security/password-hasher';
+import type { TokenService } from '../security/tokens';
+import type { WalletActivator, WalletService } from './wallet.service';
+
+export interface SignupInput {
+  username: string;
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+}
+
+export interface Profile {
+  username: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  ledgerPublicKey: string;
+}
+
+export class UserService {
+  /** Compared against when the identifier is unknown, so both failures cost one bcrypt compare. */
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly users: UserRepository,
+    private readonly wallets: WalletService,
+    private readonly activator: WalletActivator,
+    private readonly hasher: PasswordHasher,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /**
+   * Creates the account and its wallet in one database transaction: a user never exists without
+   * a wallet. Uniqueness is left to the database's unique indexes, so two racing signups with one
+   * e-mail get exactly one success. The wallet is then handed to the ledger for activation.
+   */
+  async signup(input: SignupInput): Promise<{ userId: string }> {
+    const passwordHash = await this.hasher.hash(input.password);
+    let created: { userId: string; publicKey: string };
+    try {
+      created = await this.db.transaction(async (tx) => {
+        const user = await this.users.insert(tx, { ...input, passwordHash });
+        const wallet = await this.wallets.createFor(tx, user.id);
+        return { userId: user.id, publicKey: wallet.publicKey };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Email or username already exists');
+      throw err;
+    }
+    await this.activator.activate(created);
+    return { userId: created.userId };
+  }
+
+  /** Unknown identifier and wrong password fail alike, in body and in timing. */
+  async login(identifier: string, password: string): Promise<{ token: string; profile: Profile }> {
+    const user = await this.users.findByIdentifier(identifier.trim());
+    const hash = user?.passwordHash ?? (await this.getDummyHash());
+    const matches = await this.hasher.compare(password, hash);
+    if (!user || !matches) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    const profile = await this.profile(user.id);
+    return { token: this.tokens.issueAccess(user.id, 'user'), profile };
+  }
+
+  async profile(userId: string): Promise<Profile> {
+    const row = await this.users.findWithWallet(userId);
+    if (!row) throw new AppError('NOT_FOUND', 'User not found');
+    return {
+      username: row.username,
+      email: row.email,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      ledgerPublicKey: row.ledgerPublicKey ?? '',
+    };
+  }
+
+  /** The profile with the wallet's secret key: only `GET /api/users/profile` shows this. */
+  async profileWithSecret(userId: string): Promise<Profile & { ledgerSecretKey: string }> {
+    const profile = await this.profile(userId);
+    const keys = await this.wallets.keysOf(userId);
+    if (!keys) throw new AppError('NOT_FOUND', 'Wallet not found');
+    return { ...profile, ledgerSecretKey: keys.ledgerSecretKey };
+  }
+
+  async exists(userId: string): Promise<boolean> {
+    return this.users.exists(userId);
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= this.hasher.hash('not-a-real-password-for-timing');
+    return this.dummyHash;
+  }
+}

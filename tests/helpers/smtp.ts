@@ -1,0 +1,50 @@
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export interface TestSmtp {
+  url: string;
+  messages: ParsedMail[];
+  /** Resolves with the next message to arrive (or one already waiting). */
+  nextMessage(timeoutMs?: number): Promise<ParsedMail>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on a free local port; the service talks to it over TCP like to any other. */
+export async function startTestSmtp(): Promise<TestSmtp> {
+  const messages: ParsedMail[] = [];
+  const waiters: ((m: ParsedMail) => void)[] = [];
+  let taken = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, done) {
+      simpleParser(stream)
+        .then((mail) => {
+          messages.push(mail);
+          waiters.shift()?.(mail);
+          done();
+        })
+        .catch((err: Error) => done(err));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}?starttls=off`,
+    messages,
+    nextMessage(timeoutMs = 5000) {
+      if (messages.length > taken) return Promise.resolve(messages[taken++]!);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no e-mail arrived')), timeoutMs);
+        waiters.push((m) => {
+          clearTimeout(timer);
+          taken++;
+          resolve(m);
+        });
+      });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,76 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { loadConfig } from '../../src/config/env';
+import { buildContainer, type Container } from '../../src/container';
+import type { DatabaseHandle } from '../../src/db/client';
+import { createLogger } from '../../src/logger';
+import { openTestDatabase, resetDatabase } from './database';
+
+export interface TestApp {
+  container: Container;
+  http: ReturnType<typeof request>;
+  dataDir: string;
+  /** Every log line the app wrote, for tests that inspect logging. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-for-hs256!!';
+export const TEST_WALLET_KEY = crypto.createHash('sha256').update('test wallet key').digest('base64');
+
+let shared: DatabaseHandle | undefined;
+
+/** The test file's database, opened once and emptied before each test that asks for it. */
+export async function testDatabase(): Promise<DatabaseHandle> {
+  shared ??= await openTestDatabase();
+  return shared;
+}
+
+export async function closeTestDatabase(): Promise<void> {
+  await shared?.close();
+  shared = undefined;
+}
+
+/**
+ * Builds the real application (every layer, real database) around the file's database, with
+ * configuration as the environment would give it. Logs go to memory at `logLevel` (default silent).
+ */
+export async function startTestApp(env: Record<string, string> = {}, logLevel = 'silent'): Promise<TestApp> {
+  const database = await testDatabase();
+  await resetDatabase(database);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    JWT_SECRET: TEST_JWT_SECRET,
+    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
+    AUTH_RATE_LIMIT: '0',
+    BCRYPT_COST: '4',
+    PASSWORD_HASH_THREADS: '2',
+    LOG_LEVEL: logLevel,
+    ...env,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, destination });
+  const container = await buildContainer(config, logger, { database });
+  return {
+    container,
+    http: request(container.app),
+    dataDir,
+    logs,
+    async close() {
+      await container.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
