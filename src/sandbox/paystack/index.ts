@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { createApiRouter } from './api.routes';
+import { ChargeService } from './charge.service';
+import { createCheckoutRouter } from './checkout.routes';
+import { TransactionStore } from './transaction-store';
+import { WebhookSender } from './webhook-sender';
+
+export { signPaystackPayload } from './signature';
+
+export interface PaystackSandboxOptions {
+  /** The Bearer secret the sandbox accepts; also the HMAC key for webhook signatures. */
+  secretKey: string;
+  /** Where to POST signed `charge.success` events; unset means no webhooks. */
+  webhookUrl?: string;
+  /** Directory to persist transactions in (JSON, atomic write); unset means memory only. */
+  dataDir?: string;
+}
+
+export interface PaystackSandbox {
+  /** Mountable under any prefix, e.g. `app.use('/sandbox/paystack', sandbox.router)`. */
+  router: Router;
+  /** Tests and the server set it once they know their port. */
+  setWebhookUrl(url: string | undefined): void;
+  /** Flushes state to disk and waits (bounded) for webhook deliveries under way. */
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in for Paystack that speaks its HTTP contract: the transaction API behind the
+ * Bearer secret, a checkout page with Pay / Decline / Cancel, and signed webhooks.
+ * Loads earlier transactions from `dataDir` first, so it fails here, not on the first request,
+ * if the saved state is unreadable.
+ */
+export async function createPaystackSandbox(options: PaystackSandboxOptions): Promise<PaystackSandbox> {
+  if (options.secretKey.trim() === '') throw new Error('Paystack sandbox needs a non-empty secretKey');
+
+  const store = await TransactionStore.open(options.dataDir);
+  const webhooks = new WebhookSender({ secretKey: options.secretKey, url: options.webhookUrl });
+  const charges = new ChargeService(store, webhooks);
+
+  const router = Router();
+  router.use(createApiRouter(charges, options.secretKey));
+  router.use(createCheckoutRouter(charges));
+
+  return {
+    router,
+    setWebhookUrl: (url) => webhooks.setUrl(url),
+    close: async () => {
+      await webhooks.close();
+      await store.flush();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+// Messages follow Paystack's wording where it has one, so the service's error handling
+// sees the same strings in tests as in production.
+const INVALID_AMOUNT = 'Invalid Amount Sent';
+const INVALID_REFERENCE =
+  'Invalid transaction reference. Only -, ., = and alphanumeric characters allowed.';
+
+const positiveKobo = z
+  .number({ error: INVALID_AMOUNT })
+  .int({ error: INVALID_AMOUNT })
+  .positive({ error: INVALID_AMOUNT })
+  .max(Number.MAX_SAFE_INTEGER, { error: INVALID_AMOUNT });
+
+/** Paystack takes the kobo amount either as a JSON number or as a string of digits. */
+const amountKobo = z.union(
+  [positiveKobo, z.string().regex(/^\d+$/, { error: INVALID_AMOUNT }).transform(Number).pipe(positiveKobo)],
+  { error: INVALID_AMOUNT },
+);
+
+/** Paystack documents metadata as a stringified JSON object, but also accepts the object. */
+const metadata = z.unknown().transform((value) => {
+  if (typeof value !== 'string') return value ?? null;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+});
+
+export const initializeTransactionBody = z.object(
+  {
+    email: z.string({ error: 'Invalid Email Address Passed' }).trim().pipe(z.email({ error: 'Invalid Email Address Passed' })),
+    amount: amountKobo,
+    currency: z.literal('NGN', { error: 'Currency not supported by merchant' }).default('NGN'),
+    reference: z
+      .string({ error: INVALID_REFERENCE })
+      .regex(/^[A-Za-z0-9.=-]{1,100}$/, { error: INVALID_REFERENCE })
+      .optional(),
+    // Only web URLs: the sandbox redirects a real browser there, so `javascript:` must never pass.
+    callback_url: z.url({ protocol: /^https?$/, error: 'Invalid callback_url' }).optional(),
+    metadata: metadata.optional(),
+  },
+  { error: 'Invalid request body' },
+);
+
+export type InitializeTransactionBody = z.infer<typeof initializeTransactionBody>;
+
+/** Paystack's 400 body carries one message, so the first issue is the one reported. */
+export function firstIssueMessage(error: z.ZodError): string {
+  return error.issues[0]?.message ?? 'Invalid request body';
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+const persistedTransaction = z.object({
+  id: z.number().int(),
+  reference: z.string(),
+  accessCode: z.string(),
+  amountKobo: z.number().int(),
+  currency: z.literal('NGN'),
+  email: z.string(),
+  callbackUrl: z.string().nullable(),
+  metadata: z.unknown(),
+  status: z.enum(['abandoned', 'success', 'failed']),
+  createdAt: z.string(),
+  paidAt: z.string().nullable(),
+  customerId: z.number().int(),
+});
+
+const persistedCustomer = z.object({
+  id: z.number().int(),
+  email: z.string(),
+  customerCode: z.string(),
+});
+
+const persistedState = z.object({
+  version: z.literal(1),
+  nextTransactionId: z.number().int(),
+  nextCustomerId: z.number().int(),
+  transactions: z.array(persistedTransaction),
+  customers: z.array(persistedCustomer),
+});
+
+export type PersistedState = z.infer<typeof persistedState>;
+
+const FILE_NAME = 'paystack-transactions.json';
+
+/**
+ * One JSON file holding every charge. Writes go to a temporary file that is fsynced and then
+ * renamed over the old one, so a crash leaves either the previous state or the new one,
+ * never half a file.
+ */
+export class StateFile {
+  private readonly filePath: string;
+
+  constructor(dataDir: string) {
+    this.filePath = path.join(dataDir, FILE_NAME);
+  }
+
+  /** Returns `undefined` on first start; a file that exists but does not parse is an error, not a reset. */
+  async load(): Promise<PersistedState | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.filePath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const parsed = persistedState.safeParse(JSON.parse(text));
+    if (!parsed.success) {
+      throw new Error(`Paystack sandbox state file ${this.filePath} is not valid: ${parsed.error.message}`);
+    }
+    return parsed.data;
+  }
+
+  async save(state: PersistedState): Promise<void> {
+    await mkdir(path.dirname(this.filePath), { recursive: true });
+    const tmpPath = `${this.filePath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const handle = await open(tmpPath, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(state, null, 2));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(tmpPath, this.filePath);
+    } catch (error) {
+      await rm(tmpPath, { force: true });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import { randomInt } from 'node:crypto';
+import { PaystackSandboxError } from './errors';
+import { StateFile, type PersistedState } from './state-file';
+import type { SandboxCustomer, SandboxTransaction, TransactionStatus } from './transaction';
+
+export interface NewTransaction {
+  reference?: string | undefined;
+  amountKobo: number;
+  email: string;
+  callbackUrl: string | null;
+  metadata: unknown;
+}
+
+const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const LOWER_ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function randomToken(alphabet: string, length: number): string {
+  let token = '';
+  for (let i = 0; i < length; i += 1) token += alphabet.charAt(randomInt(alphabet.length));
+  return token;
+}
+
+/**
+ * Every charge and customer the sandbox knows, in memory, optionally mirrored to a JSON file.
+ * Mutations are synchronous, so "is this reference taken?" and "take it" can never interleave
+ * with another request; the file write that follows is queued so writes land in order.
+ */
+export class TransactionStore {
+  private readonly byReference = new Map<string, SandboxTransaction>();
+  private readonly referenceByAccessCode = new Map<string, string>();
+  private readonly customersById = new Map<number, SandboxCustomer>();
+  private readonly customerIdByEmail = new Map<string, number>();
+  private nextTransactionId = 1_000_001;
+  private nextCustomerId = 5_000_001;
+  private pendingWrites: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly file: StateFile | undefined) {}
+
+  /** Without a `dataDir` the store lives in memory only and is lost on restart. */
+  static async open(dataDir: string | undefined): Promise<TransactionStore> {
+    const store = new TransactionStore(dataDir === undefined ? undefined : new StateFile(dataDir));
+    const saved = await store.file?.load();
+    if (saved) store.restore(saved);
+    return store;
+  }
+
+  /** Throws `duplicate_reference` if the reference was ever used, whatever its status. */
+  insert(input: NewTransaction): SandboxTransaction {
+    const reference = input.reference ?? this.unusedReference();
+    if (this.byReference.has(reference)) {
+      throw new PaystackSandboxError('duplicate_reference', 'Duplicate Transaction Reference');
+    }
+    const transaction: SandboxTransaction = {
+      id: this.nextTransactionId++,
+      reference,
+      accessCode: this.unusedAccessCode(),
+      amountKobo: input.amountKobo,
+      currency: 'NGN',
+      email: input.email,
+      callbackUrl: input.callbackUrl,
+      metadata: input.metadata,
+      status: 'abandoned',
+      createdAt: new Date().toISOString(),
+      paidAt: null,
+      customerId: this.customerFor(input.email).id,
+    };
+    this.index(transaction);
+    return transaction;
+  }
+
+  findByReference(reference: string): SandboxTransaction | undefined {
+    return this.byReference.get(reference);
+  }
+
+  findByAccessCode(accessCode: string): SandboxTransaction | undefined {
+    const reference = this.referenceByAccessCode.get(accessCode);
+    return reference === undefined ? undefined : this.byReference.get(reference);
+  }
+
+  customerOf(transaction: SandboxTransaction): SandboxCustomer {
+    const customer = this.customersById.get(transaction.customerId);
+    if (!customer) throw new Error(`Customer ${transaction.customerId} of ${transaction.reference} is missing`);
+    return customer;
+  }
+
+  /** Records the outcome of a checkout; the caller decides whether the move is allowed. */
+  setStatus(transaction: SandboxTransaction, status: TransactionStatus): void {
+    transaction.status = status;
+    transaction.paidAt = status === 'success' ? new Date().toISOString() : null;
+  }
+
+  /**
+   * Queues a write of the state as it is now. The snapshot is taken immediately, so later
+   * mutations cannot leak into an earlier write, and writes land in call order.
+   */
+  persist(): Promise<void> {
+    if (!this.file) return Promise.resolve();
+    const file = this.file;
+    const snapshot = this.snapshot();
+    const write = this.pendingWrites.then(() => file.save(snapshot));
+    // A failed write is reported to its own caller; the queue itself must keep going.
+    this.pendingWrites = write.catch(() => undefined);
+    return write;
+  }
+
+  /** Resolves once every queued write has finished (successfully or not). */
+  flush(): Promise<void> {
+    return this.pendingWrites;
+  }
+
+  private customerFor(email: string): SandboxCustomer {
+    // Paystack keeps one customer per email address, whatever its letter case.
+    const key = email.toLowerCase();
+    const existingId = this.customerIdByEmail.get(key);
+    const existing = existingId === undefined ? undefined : this.customersById.get(existingId);
+    if (existing) return existing;
+    const customer: SandboxCustomer = {
+      id: this.nextCustomerId++,
+      email,
+      customerCode: `CUS_${randomToken(LOWER_ALPHANUMERIC, 15)}`,
+    };
+    this.customersById.set(customer.id, customer);
+    this.customerIdByEmail.set(key, customer.id);
+    return customer;
+  }
+
+  private unusedReference(): string {
+    let reference: string;
+    do reference = randomToken(ALPHANUMERIC, 12);
+    while (this.byReference.has(reference));
+    return reference;
+  }
+
+  private unusedAccessCode(): string {
+    let accessCode: string;
+    do accessCode = randomToken(LOWER_ALPHANUMERIC, 15);
+    while (this.referenceByAccessCode.has(accessCode));
+    return accessCode;
+  }
+
+  private index(transaction: SandboxTransaction): void {
+    this.byReference.set(transaction.reference, transaction);
+    this.referenceByAccessCode.set(transaction.accessCode, transaction.reference);
+  }
+
+  private snapshot(): PersistedState {
+    return structuredClone({
+      version: 1 as const,
+      nextTransactionId: this.nextTransactionId,
+      nextCustomerId: this.nextCustomerId,
+      transactions: [...this.byReference.values()],
+      customers: [...this.customersById.values()],
+    });
+  }
+
+  private restore(saved: PersistedState): void {
+    this.nextTransactionId = saved.nextTransactionId;
+    this.nextCustomerId = saved.nextCustomerId;
+    for (const customer of saved.customers) {
+      this.customersById.set(customer.id, customer);
+      this.customerIdByEmail.set(customer.email.toLowerCase(), customer.id);
+    }
+    for (const transaction of saved.transactions) this.index(transaction);
+  }
+}

@@ -1,0 +1,98 @@
+import axios, { type AxiosInstance } from 'axios';
+import express from 'express';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPaystackSandbox, type PaystackSandbox, type PaystackSandboxOptions } from '../../../src/sandbox/paystack';
+
+export const SECRET_KEY = 'sk_test_sandbox_harness_secret';
+
+export interface RunningSandbox {
+  sandbox: PaystackSandbox;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** origin + mount path: what the service would use as PAYSTACK_BASE_URL. */
+  baseUrl: string;
+  /** Sends the right Bearer key; never throws on status and never follows redirects. */
+  api: AxiosInstance;
+  /** No credentials; for the browser-facing checkout routes and auth tests. */
+  http: AxiosInstance;
+  stop(): Promise<void>;
+}
+
+export interface StartSandboxOptions extends Partial<PaystackSandboxOptions> {
+  mountPath?: string;
+  /** Extra routes on the same app, e.g. a merchant callback page for the browser test. */
+  addRoutes?: (app: express.Express) => void;
+}
+
+export function listenOnEphemeralPort(server: http.Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    });
+  });
+}
+
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    // Node 20's global agent keeps connections alive; without this close() waits for them.
+    server.closeAllConnections();
+  });
+}
+
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const { mountPath = '/sandbox/paystack', addRoutes, ...sandboxOptions } = options;
+  const sandbox = await createPaystackSandbox({ secretKey: SECRET_KEY, ...sandboxOptions });
+  const app = express();
+  app.use(mountPath, sandbox.router);
+  addRoutes?.(app);
+  const server = http.createServer(app);
+  const origin = await listenOnEphemeralPort(server);
+  const baseUrl = `${origin}${mountPath === '/' ? '' : mountPath}`;
+  const common = { baseURL: baseUrl, validateStatus: () => true, maxRedirects: 0 };
+  return {
+    sandbox,
+    origin,
+    baseUrl,
+    api: axios.create({ ...common, headers: { Authorization: `Bearer ${SECRET_KEY}` } }),
+    http: axios.create(common),
+    stop: async () => {
+      await sandbox.close();
+      await closeServer(server);
+    },
+  };
+}
+
+export interface InitializedCharge {
+  authorization_url: string;
+  access_code: string;
+  reference: string;
+}
+
+/** Initializes a charge with sensible defaults and fails the test if Paystack-style 200 is not returned. */
+export async function initializeCharge(
+  api: AxiosInstance,
+  overrides: Record<string, unknown> = {},
+): Promise<InitializedCharge> {
+  const response = await api.post('/transaction/initialize', {
+    email: 'buyer@example.com',
+    amount: 500_000,
+    callback_url: 'http://merchant.test/payments/callback',
+    ...overrides,
+  });
+  if (response.status !== 200) throw new Error(`initialize failed: ${response.status} ${JSON.stringify(response.data)}`);
+  return response.data.data as InitializedCharge;
+}
+
+export function checkoutPath(accessCode: string, action?: 'pay' | 'decline' | 'cancel'): string {
+  return `/checkout/${accessCode}${action ? `/${action}` : ''}`;
+}
+
+let uniqueCounter = 0;
+/** A reference no other test in this process uses. */
+export function uniqueReference(prefix = 'ref'): string {
+  uniqueCounter += 1;
+  return `${prefix}-${process.pid}-${Date.now()}-${uniqueCounter}`;
+}

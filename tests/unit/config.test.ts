@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig, parseEnv } from '../../src/config/env';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-config-'));
+
+describe('configuration', () => {
+  it('starts with nothing set: defaults and secrets generated once into DATA_DIR', () => {
+    const dir = tmp();
+    const first = loadConfig({ DATA_DIR: dir });
+    expect(first.port).toBe(3000);
+    expect(first.publicBaseUrl).toBe('http://localhost:3000');
+    expect(first.ledger.tokenCode).toBe('WLT');
+    expect(first.databaseUrl).toBeUndefined();
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(first.walletKeys.current).toHaveLength(32);
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(second.jwtSecret).toBe(first.jwtSecret);
+    expect(second.walletKeys.current.equals(first.walletKeys.current)).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['WALLET_ENCRYPTION_KEY', 'too-short'],
+    ['TOKEN_CODE', 'TOOLONG'],
+    ['LOG_LEVEL', 'loud'],
+    ['ISSUER_SECRET', 'not-a-seed'],
+    ['WALLET_STARTING_XLM', '1.123456789'],
+  ])('stops on a bad %s, naming it', (name, value) => {
+    expect(() => parseEnv({ [name]: value })).toThrow(ConfigError);
+    expect(() => parseEnv({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses production with sandboxes or generated secrets, naming what is missing', () => {
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*HORIZON_URL.*PAYSTACK_SECRET_KEY.*SMTP_URL.*JWT_SECRET/);
+    const complete = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://db/wallet',
+      HORIZON_URL: 'https://horizon-testnet.stellar.org',
+      PAYSTACK_SECRET_KEY: 'sk_live_x',
+      SMTP_URL: 'smtps://mail.example:465',
+      JWT_SECRET: 'j'.repeat(40),
+      WALLET_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+      ISSUER_SECRET: `S${'A'.repeat(55)}`,
+      DISTRIBUTION_SECRET: `S${'B'.repeat(55)}`,
+    };
+    expect(parseEnv(complete).NODE_ENV).toBe('production');
+    const config = loadConfig({ ...complete, DATA_DIR: tmp() });
+    expect(config.requireHttpsForSecrets).toBe(true);
+  });
+
+  it('treats empty values as unset', () => {
+    expect(parseEnv({ DATABASE_URL: '', PORT: '' }).PORT).toBe(3000);
+  });
+});
