@@ -1,25 +1,41 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
-import type { Express } from 'express';
+import { Networks } from '@stellar/stellar-sdk';
+import type { Express, Router } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
+import { PaystackClient } from './clients/paystack.client';
+import { StellarClient } from './clients/stellar.client';
 import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
+import { IdempotencyRepository } from './db/repositories/idempotency.repository';
+import { PaymentRepository } from './db/repositories/payment.repository';
+import { SystemAccountRepository } from './db/repositories/system-account.repository';
 import { PasswordResetRepository } from './db/repositories/password-reset.repository';
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
+import { LedgerRuntime } from './ledger/ledger-runtime';
 import type { Logger } from './logger';
 import { authenticate } from './middleware/auth';
 import { adminRoutes } from './routes/admin.routes';
+import { ledgerRoutes } from './routes/ledger.routes';
+import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
 import { usersRoutes } from './routes/users.routes';
 import { createPasswordHasher, type PasswordHasher } from './security/password-hasher';
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
+import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox } from './sandbox/horizon';
+import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
+import { LedgerService } from './services/ledger.service';
+import { MintReconciler } from './services/mint-reconciler';
+import { PaymentService } from './services/payment.service';
+import { WalletActivationService } from './services/wallet-activation.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
-import { noLedgerActivator, WalletService } from './services/wallet.service';
+import { WalletService } from './services/wallet.service';
 
 export interface Container {
   config: Config;
@@ -31,13 +47,75 @@ export interface Container {
   users: UserService;
   admins: AdminService;
   wallets: WalletService;
+  ledger: LedgerService;
+  ledgerRuntime: LedgerRuntime;
+  activation: WalletActivationService;
+  payments: PaymentService;
+  reconciler: MintReconciler;
   app: Express;
+  /** Starts the background work: ledger bootstrap, pending wallet activation, mint reconciliation. */
+  start(): void;
   close(): Promise<void>;
 }
 
 export interface ContainerOptions {
   /** An already open database (tests share one per worker); otherwise opened from config. */
   database?: DatabaseHandle;
+  /** How long signup waits for wallet activation before answering with the wallet pending. */
+  signupWaitMs?: number;
+  /** How long verify waits for the mint before answering (the reconciler finishes it anyway). */
+  mintWaitMs?: number;
+}
+
+interface Sandboxes {
+  mounts: Record<string, Router>;
+  horizon?: HorizonSandbox;
+  paystack?: PaystackSandbox;
+}
+
+/**
+ * With HORIZON_URL or PAYSTACK_SECRET_KEY unset (never in production: config refuses it), the
+ * embedded stand-ins are mounted in this app and reached over HTTP like the real services.
+ */
+async function embeddedSandboxes(config: Config): Promise<{ sandboxes: Sandboxes; horizonUrl: string; paystack: { baseUrl: string; secretKey: string } }> {
+  const sandboxes: Sandboxes = { mounts: {} };
+  const self = `http://127.0.0.1:${config.port}`;
+  let horizonUrl = config.ledger.horizonUrl;
+  if (!horizonUrl) {
+    sandboxes.horizon = await createHorizonSandbox({ dataDir: path.join(config.dataDir, 'ledger'), ledgerCloseMs: config.ledger.ledgerCloseMs });
+    sandboxes.mounts['/sandbox/horizon'] = sandboxes.horizon.router;
+    horizonUrl = `${self}/sandbox/horizon`;
+  }
+  let paystack = { baseUrl: config.payments.paystackBaseUrl, secretKey: config.payments.paystackSecretKey ?? '' };
+  if (!config.payments.paystackSecretKey) {
+    const secretKey = `sk_test_sandbox_${crypto.createHash('sha256').update(config.jwtSecret).digest('hex').slice(0, 24)}`;
+    sandboxes.paystack = await createPaystackSandbox({
+      secretKey,
+      webhookUrl: `${self}/api/payments/webhook`,
+      dataDir: path.join(config.dataDir, 'paystack'),
+    });
+    sandboxes.mounts['/sandbox/paystack'] = sandboxes.paystack.router;
+    // Through the public address, so the checkout URL it hands out opens in the user's browser.
+    paystack = { baseUrl: `${config.publicBaseUrl}/sandbox/paystack`, secretKey };
+  }
+  return { sandboxes, horizonUrl, paystack };
+}
+
+/** The passphrase: configured, the sandbox's own, or Stellar's for the well-known Horizon hosts. */
+function networkPassphraseFor(config: Config): string {
+  if (config.ledger.networkPassphrase) return config.ledger.networkPassphrase;
+  const url = config.ledger.horizonUrl;
+  if (!url) return SANDBOX_NETWORK_PASSPHRASE;
+  if (url.includes('testnet')) return Networks.TESTNET;
+  if (url.includes('horizon.stellar.org')) return Networks.PUBLIC;
+  throw new Error('STELLAR_NETWORK_PASSPHRASE: required for a HORIZON_URL that is neither testnet nor the public network');
+}
+
+function friendbotFor(config: Config, horizonUrl: string): string | undefined {
+  if (config.ledger.friendbotUrl) return config.ledger.friendbotUrl;
+  if (!config.ledger.horizonUrl) return `${horizonUrl}/friendbot`;
+  if (horizonUrl.includes('testnet')) return 'https://friendbot.stellar.org';
+  return undefined;
 }
 
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
@@ -52,12 +130,56 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const cipher = new WalletCipher(config.walletKeys.current, config.walletKeys.previous);
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
+  const { sandboxes, horizonUrl, paystack } = await embeddedSandboxes(config);
+  const ledgerRuntime = new LedgerRuntime({
+    client: new StellarClient({ horizonUrl, networkPassphrase: networkPassphraseFor(config) }),
+    database,
+    systemAccounts: new SystemAccountRepository(db),
+    cipher,
+    tokenCode: config.ledger.tokenCode,
+    issuerSecret: config.ledger.issuerSecret,
+    distributionSecret: config.ledger.distributionSecret,
+    friendbotUrl: friendbotFor(config, horizonUrl),
+    logger,
+  });
+
   const userRepo = new UserRepository(db);
   const walletRepo = new WalletRepository(db);
+  const transactionRepo = new TransactionRepository(db);
+  const paymentRepo = new PaymentRepository(db);
+  const idempotency = new IdempotencyRepository(db);
   const wallets = new WalletService(walletRepo, cipher);
-  const users = new UserService(db, userRepo, wallets, noLedgerActivator, hasher, tokens);
+  const activation = new WalletActivationService(
+    ledgerRuntime,
+    walletRepo,
+    wallets,
+    { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
+    logger,
+  );
+  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens);
+  const ledger = new LedgerService(db, ledgerRuntime, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const payments = new PaymentService(
+    new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
+    paymentRepo,
+    userRepo,
+    walletRepo,
+    ledgerRuntime,
+    { publicBaseUrl: config.publicBaseUrl, tokensPerNaira: config.payments.tokensPerNaira, tokenCode: config.ledger.tokenCode, mintWaitMs: options.mintWaitMs ?? 10_000 },
+    logger,
+  );
+  const reconciler = new MintReconciler(paymentRepo, payments, ledgerRuntime, config.ledger.tokenCode, logger);
+  // Mint envelopes are stored with their payments before submission (exactly-once, CONTRACT 8).
+  ledgerRuntime.distributionHooks.onSigned = async (batch) => {
+    if (batch.tags.length === 0) return;
+    const linked = await paymentRepo.recordBatch(batch.hash, batch.envelopeXdr, batch.tags);
+    if (linked.length !== batch.tags.length) {
+      await paymentRepo.markBatchDead(batch.hash);
+      throw new Error('a payment in this batch is already linked to another mint envelope');
+    }
+  };
+  ledgerRuntime.distributionHooks.onRejected = (hash) => paymentRepo.markBatchDead(hash);
   const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl);
-  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, new TransactionRepository(db), hasher, tokens);
+  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens);
 
   const requireRole = authenticate(tokens, (p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id)));
   const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
@@ -68,6 +190,16 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     routeGroups: {
       '/api/users': usersRoutes({ users, resets, ...common }),
       '/api/admin': adminRoutes({ admins, ...common }),
+      '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+      '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+    },
+    mounts: sandboxes.mounts,
+    rawMounts: {
+      '/api/payments/webhook': paymentsWebhookRouter({
+        payments,
+        secretKey: paystack.secretKey,
+        onError: (err) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'webhook settlement deferred'),
+      }),
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
@@ -87,8 +219,22 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     users,
     admins,
     wallets,
+    ledger,
+    ledgerRuntime,
+    activation,
+    payments,
+    reconciler,
     app,
+    start() {
+      ledgerRuntime.ready().catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
+      activation.start();
+      reconciler.start(30_000);
+    },
     async close() {
+      await activation.stop();
+      await reconciler.stop();
+      await sandboxes.paystack?.close();
+      await sandboxes.horizon?.close();
       mailer.close();
       await hasher.close();
       if (!options.database) await database.close();

@@ -29,6 +29,8 @@ async function main(): Promise<void> {
       { url: config.publicBaseUrl, database: container.database.kind, dataDir: config.dataDir },
       `wallet service listening on port ${config.port}`,
     );
+    // Background work starts once the embedded sandboxes (if any) are reachable on the port.
+    container.start();
   });
 
   let stopping = false;

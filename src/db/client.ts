@@ -12,6 +12,12 @@ export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' 
 export interface DatabaseHandle {
   db: Database;
   kind: 'pglite' | 'postgres';
+  /**
+   * Runs fn while holding a PostgreSQL advisory lock named by key, so that processes sharing the
+   * database never act on one ledger account at once. Embedded PGlite has a single process, so
+   * there it only runs fn.
+   */
+  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -40,7 +46,30 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   pool.on('error', () => undefined);
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { db: db as unknown as Database, kind: 'postgres', close: () => pool.end() };
+  // Locks are held across ledger round trips; their own small pool keeps them from starving queries.
+  const lockPool = new Pool({ connectionString: url, max: 8 });
+  lockPool.on('error', () => undefined);
+  return {
+    db: db as unknown as Database,
+    kind: 'postgres',
+    async withLock(key, fn) {
+      const client = await lockPool.connect();
+      try {
+        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key]);
+        try {
+          return await fn();
+        } finally {
+          await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      await lockPool.end();
+      await pool.end();
+    },
+  };
 }
 
 async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
@@ -51,7 +80,7 @@ async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
   const client = await PGlite.create(dir ? { dataDir: dir } : {});
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { db: db as unknown as Database, kind: 'pglite', close: () => client.close() };
+  return { db: db as unknown as Database, kind: 'pglite', withLock: (_key, fn) => fn(), close: () => client.close() };
 }
 
 /** PostgreSQL's unique_violation, raised by either engine. */

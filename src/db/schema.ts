@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -99,4 +99,67 @@ export const transactions = pgTable(
     index('transactions_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
     index('transactions_created_idx').on(t.createdAt.desc(), t.id.desc()),
   ],
+);
+
+/** The service's own ledger accounts (issuer, distribution) when their secrets are generated, not configured. */
+export const systemAccounts = pgTable('system_accounts', {
+  name: text('name', { enum: ['issuer', 'distribution'] }).primaryKey(),
+  publicKey: text('public_key').notNull(),
+  secretCiphertext: text('secret_ciphertext').notNull(),
+  keyId: text('key_id').notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Client retry keys for money-moving requests: the first answer is kept and replayed, so a phone
+ * retrying a timed-out transfer never pays twice.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    callerId: uuid('caller_id').notNull(),
+    key: text('key').notNull(),
+    route: text('route').notNull(),
+    requestHash: text('request_hash').notNull(),
+    /** null while the first request is still running. */
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    responseType: text('response_type'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.callerId, t.route, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);
+
+/** One signed mint transaction, stored before it is submitted so a crash can never lead to a second one. */
+export const mintBatches = pgTable(
+  'mint_batches',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    txHash: text('tx_hash').notNull().unique(),
+    envelopeXdr: text('envelope_xdr').notNull(),
+    status: text('status', { enum: ['signed', 'confirmed', 'dead'] }).notNull().default('signed'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('mint_batches_status_idx').on(t.status)],
+);
+
+export const payments = pgTable(
+  'payments',
+  {
+    reference: text('reference').primaryKey(),
+    userId: uuid('user_id').notNull(),
+    amountKobo: bigint('amount_kobo', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull().default('NGN'),
+    /** initialized -> verified (reference consumed) -> minted; failed when the provider says so. */
+    status: text('status', { enum: ['initialized', 'verified', 'minted', 'failed'] }).notNull().default('initialized'),
+    tokensStroops: bigint('tokens_stroops', { mode: 'bigint' }),
+    destinationPublicKey: text('destination_public_key'),
+    mintBatchId: uuid('mint_batch_id').references(() => mintBatches.id),
+    mintTxHash: text('mint_tx_hash'),
+    providerPayload: jsonb('provider_payload'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('payments_status_idx').on(t.status), index('payments_user_idx').on(t.userId)],
 );

@@ -36,6 +36,14 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
+  /** A finer reason a route may answer specially (e.g. the spec's plain-text missing receiver). */
+  reason: string | undefined;
+
+  because(reason: string): this {
+    this.reason = reason;
+    return this;
+  }
+
   withStatus(status: number): this {
     this.statusOverride = status;
     return this;

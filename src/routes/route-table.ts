@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import type { Role } from '../security/tokens';
 import { validate, type RequestSchemas } from '../middleware/validate';
 
-export type Access = 'public' | Role;
+/** Who may call a route: nobody needs a token, one role, or any signed-in account. */
+export type Access = 'public' | Role | 'any';
 
 /**
  * One row of a route table: what the route is, who may call it, what it accepts and answers.
@@ -19,6 +20,8 @@ export interface RouteDef {
   response?: { status: number; schema?: z.ZodType; contentType?: string };
   /** Extra middleware run after auth and before validation (rate limits, HTTPS guards). */
   before?: RequestHandler[];
+  /** Middleware run after validation, right before the handler (idempotency keys). */
+  after?: RequestHandler[];
   handler: RequestHandler;
 }
 
@@ -30,8 +33,9 @@ export function buildRouter(routes: RouteDef[], guards: RouteGuards): Router {
   const router = Router();
   for (const route of routes) {
     const chain: RequestHandler[] = [...(route.before ?? [])];
-    if (route.access !== 'public') chain.unshift(guards.requireRole(route.access));
+    if (route.access !== 'public') chain.unshift(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
     if (route.request) chain.push(validate(route.request));
+    chain.push(...(route.after ?? []));
     router[route.method](route.path, ...chain, route.handler);
   }
   return router;

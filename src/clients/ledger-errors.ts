@@ -1,0 +1,41 @@
+/** Failures of the ledger, as the service reasons about them (the wallet SDK's typed-error habit). */
+
+/** Horizon could not be reached or answered 5xx: nothing is known to have happened; retryable. */
+export class LedgerUnavailableError extends Error {
+  constructor(message = 'Ledger unavailable') {
+    super(message);
+    this.name = 'LedgerUnavailableError';
+  }
+}
+
+/**
+ * The submission's fate is unknown (timeout, 504): the transaction may still be applied. Never
+ * build a replacement: look the hash up, or resubmit the very same envelope.
+ */
+export class LedgerIndeterminateError extends Error {
+  constructor(readonly hash: string) {
+    super(`Transaction ${hash} outcome unknown`);
+    this.name = 'LedgerIndeterminateError';
+  }
+}
+
+/** The ledger refused the transaction, with Stellar's result codes. Nothing was applied. */
+export class LedgerRejectedError extends Error {
+  constructor(
+    readonly transactionCode: string,
+    readonly operationCodes: string[],
+  ) {
+    super(`Transaction rejected: ${transactionCode}${operationCodes.length ? ` [${operationCodes.join(', ')}]` : ''}`);
+    this.name = 'LedgerRejectedError';
+  }
+
+  /** The first failing operation's code, or the transaction code. */
+  get code(): string {
+    return this.operationCodes.find((c) => c !== 'op_success') ?? this.transactionCode;
+  }
+
+  /** Whether this envelope can never be applied later (so a replacement is safe). */
+  get isFinal(): boolean {
+    return true;
+  }
+}

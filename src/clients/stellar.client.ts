@@ -1,0 +1,190 @@
+import { Asset, Horizon, Keypair, type Transaction, type FeeBumpTransaction } from '@stellar/stellar-sdk';
+import axios from 'axios';
+import { z } from 'zod';
+import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
+
+export interface StellarClientOptions {
+  horizonUrl: string;
+  networkPassphrase: string;
+  /** How long one submission may take before its outcome is treated as unknown. */
+  submitTimeoutMs?: number;
+}
+
+export interface LedgerBalance {
+  assetType: string;
+  assetCode: string | undefined;
+  assetIssuer: string | undefined;
+  balance: string;
+  limit: string | undefined;
+}
+
+export interface LedgerAccount {
+  id: string;
+  sequence: string;
+  balances: LedgerBalance[];
+}
+
+export interface SubmitResult {
+  hash: string;
+  ledger: number;
+}
+
+const balanceSchema = z.looseObject({
+  asset_type: z.string(),
+  balance: z.string().regex(/^-?\d+\.\d{7}$/),
+  asset_code: z.string().optional(),
+  asset_issuer: z.string().optional(),
+  limit: z.string().optional(),
+});
+const accountSchema = z.looseObject({ id: z.string(), sequence: z.string().regex(/^\d+$/), balances: z.array(balanceSchema) });
+const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number() });
+const transactionSchema = z.looseObject({ hash: z.string(), ledger: z.number(), successful: z.boolean() });
+const failureSchema = z.looseObject({
+  extras: z.looseObject({
+    result_codes: z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() }),
+  }),
+});
+
+/**
+ * The service's one door to the Stellar network, over Horizon.Server exactly as against the real
+ * Horizon. Answers are validated; failures become LedgerUnavailableError (retry later),
+ * LedgerIndeterminateError (check the hash) or LedgerRejectedError (Stellar's result codes).
+ */
+export class StellarClient {
+  readonly server: Horizon.Server;
+  readonly networkPassphrase: string;
+  private readonly submitTimeoutMs: number;
+
+  constructor(private readonly options: StellarClientOptions) {
+    this.server = new Horizon.Server(options.horizonUrl, { allowHttp: options.horizonUrl.startsWith('http://') });
+    this.networkPassphrase = options.networkPassphrase;
+    this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
+  }
+
+  /** The account, or undefined when it does not exist on the ledger. */
+  async loadAccount(publicKey: string): Promise<LedgerAccount | undefined> {
+    let raw: unknown;
+    try {
+      raw = await this.server.accounts().accountId(publicKey).call();
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+    const parsed = accountSchema.safeParse(raw);
+    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered an unreadable account');
+    return {
+      id: parsed.data.id,
+      sequence: parsed.data.sequence,
+      balances: parsed.data.balances.map((b) => ({
+        assetType: b.asset_type,
+        assetCode: b.asset_code,
+        assetIssuer: b.asset_issuer,
+        balance: b.balance,
+        limit: b.limit,
+      })),
+    };
+  }
+
+  /** The balance line of an asset, or undefined when the account holds no trustline for it. */
+  static balanceOf(account: LedgerAccount, asset: Asset): LedgerBalance | undefined {
+    return account.balances.find((b) =>
+      asset.isNative() ? b.assetType === 'native' : b.assetCode === asset.getCode() && b.assetIssuer === asset.getIssuer(),
+    );
+  }
+
+  /**
+   * Submits a signed transaction once. A timeout or 504 means the outcome is unknown and is
+   * reported as LedgerIndeterminateError carrying the hash; callers settle it with findTransaction
+   * or by resubmitting the same envelope (the same hash can only apply once).
+   */
+  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
+    const hash = tx.hash().toString('hex');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LedgerIndeterminateError(hash)), this.submitTimeoutMs);
+    });
+    try {
+      const raw = await Promise.race([this.server.submitTransaction(tx, { skipMemoRequiredCheck: true }), timeout]);
+      const parsed = submitSchema.safeParse(raw);
+      if (!parsed.success) throw new LedgerIndeterminateError(hash);
+      return { hash: parsed.data.hash, ledger: parsed.data.ledger };
+    } catch (err) {
+      if (err instanceof LedgerIndeterminateError) throw err;
+      const status = httpStatusOf(err);
+      if (status === 400) {
+        const failure = failureSchema.safeParse(responseDataOf(err));
+        if (failure.success) {
+          const codes = failure.data.extras.result_codes;
+          throw new LedgerRejectedError(codes.transaction, codes.operations ?? []);
+        }
+        throw new LedgerRejectedError('tx_malformed', []);
+      }
+      if (status === 504 || (status === undefined && isTimeout(err))) throw new LedgerIndeterminateError(hash);
+      // Refused connection or 5xx before Horizon took it: the transaction did not reach the network.
+      throw unavailable(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A transaction by hash: applied (successful), failed on the ledger, or unknown (undefined). */
+  async findTransaction(hash: string): Promise<{ successful: boolean; ledger: number } | undefined> {
+    try {
+      const raw = await this.server.transactions().transaction(hash).call();
+      const parsed = transactionSchema.parse(raw);
+      return { successful: parsed.successful, ledger: parsed.ledger };
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+  }
+
+  /** Funds a new account through a friendbot (the sandbox's, or testnet's). */
+  async fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
+    const url = new URL(friendbotUrl);
+    url.searchParams.set('addr', publicKey);
+    const res = await axios.get(url.toString(), { timeout: 30_000, validateStatus: () => true }).catch((err: unknown) => {
+      throw unavailable(err);
+    });
+    if (res.status >= 500) throw new LedgerUnavailableError(`Friendbot answered ${res.status}`);
+    // 400 from a friendbot means the account already exists: that is the state we wanted.
+  }
+
+  async isReachable(): Promise<boolean> {
+    try {
+      await this.server.root();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  static isValidPublicKey(key: string): boolean {
+    try {
+      return Keypair.fromPublicKey(key).publicKey() === key;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function httpStatusOf(err: unknown): number | undefined {
+  const e = err as { response?: { status?: unknown }; status?: unknown };
+  if (typeof e?.response?.status === 'number') return e.response.status;
+  return undefined;
+}
+
+function responseDataOf(err: unknown): unknown {
+  const e = err as { response?: { data?: unknown } };
+  return e?.response?.data ?? e?.response;
+}
+
+function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+}
+
+function unavailable(err: unknown): LedgerUnavailableError {
+  const code = (err as { code?: unknown })?.code;
+  return new LedgerUnavailableError(`Ledger unavailable${typeof code === 'string' ? ` (${code})` : ''}`);
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { StellarClient } from '../clients/stellar.client';
+import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
+import { formatStroops } from '../domain/amounts';
+import { AppError, isAppError } from '../errors/app-error';
+import { tokenAmountSchema } from '../http/amount-schemas';
+import { paginationQuery, uuidParam } from '../http/schemas';
+import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
+import { principalOf } from '../middleware/auth';
+import { idempotent } from '../middleware/idempotency';
+import { validatedQuery } from '../middleware/validate';
+import type { LedgerService } from '../services/ledger.service';
+import type { RouteDef } from './route-table';
+import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
+
+const publicKeySchema = z.string().max(56).refine(StellarClient.isValidPublicKey, 'must be a valid Stellar public key (G...)');
+const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
+export const transferBody = z.object({ receiverPublicKey: publicKeySchema, amount: tokenAmountSchema }).strict();
+export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountSchema }).strict();
+type Pagination = z.infer<typeof paginationQuery>;
+
+export const userBalanceSchema = z.object({ balances: z.array(z.object({ asset_type: z.string(), balance: z.string() })) });
+export const adminBalanceSchema = z.object({
+  balances: z.array(z.object({ asset_code: z.string(), asset_issuer: z.string(), balance: z.string() })),
+});
+
+export interface LedgerRouteDeps {
+  ledger: LedgerService;
+  idempotency: IdempotencyRepository;
+  tokenCode: string;
+}
+
+export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
+  const { ledger, tokenCode } = deps;
+  return [
+    {
+      method: 'get',
+      path: '/check-balance/:publicKey',
+      access: 'any',
+      summary: 'Native and token balances of a ledger account',
+      request: { params: publicKeyParams },
+      response: { status: 200, schema: userBalanceSchema },
+      handler: async (req, res) => {
+        const { ledger: ready, account } = await ledger.account(req.params.publicKey as string);
+        const balances = account.balances
+          .filter((b) => b.assetType === 'native' || (b.assetCode === tokenCode && b.assetIssuer === ready.asset.getIssuer()))
+          .map((b) => ({ asset_type: b.assetType, balance: b.balance }));
+        res.json({ balances });
+      },
+    },
+    {
+      method: 'post',
+      path: '/transfer',
+      access: 'user',
+      summary: `Transfer ${tokenCode} from your wallet (optional Idempotency-Key header)`,
+      request: { body: transferBody },
+      after: [idempotent(deps.idempotency, 'ledger.transfer')],
+      response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
+      handler: async (req, res) => {
+        const { receiverPublicKey, amount } = req.body as z.infer<typeof transferBody>;
+        try {
+          const { record, ledger: ledgerSeq } = await ledger.transfer(principalOf(res).id, receiverPublicKey, amount);
+          res.json({
+            message: 'Transfer successful',
+            result: {
+              hash: record.ledgerTransactionId,
+              ledger: ledgerSeq,
+              transactionId: record.id,
+              from: record.fromPublicKey,
+              to: record.toPublicKey,
+              amount: formatStroops(record.amountStroops),
+              assetCode: record.assetCode,
+            },
+          });
+        } catch (err) {
+          // The spec's one plain-text error: the receiver does not exist on the ledger.
+          if (isAppError(err) && err.reason === RECEIVER_NOT_FOUND) {
+            res.status(400).type('text/plain').send(err.message);
+            return;
+          }
+          throw err;
+        }
+      },
+    },
+    {
+      method: 'get',
+      path: '/transactions/:userId',
+      access: 'user',
+      summary: 'Your transaction records, newest first (paginated; total in X-Total-Count)',
+      request: { params: z.object({ userId: uuidParam }).strict(), query: paginationQuery },
+      response: { status: 200, schema: z.array(transactionRecordSchema) },
+      handler: async (req, res) => {
+        if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
+        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { items, total } = await ledger.listForUser(req.params.userId, limit, offset);
+        res.setHeader('X-Total-Count', String(total));
+        res.json(items.map(toTransactionRecord));
+      },
+    },
+    {
+      method: 'post',
+      path: '/create-asset',
+      access: 'admin',
+      summary: `Issue new ${tokenCode} from the issuing account to the distribution account`,
+      request: { body: createAssetBody },
+      response: { status: 200, contentType: 'text/plain' },
+      handler: async (req, res) => {
+        const { assetCode, amount } = req.body as z.infer<typeof createAssetBody>;
+        const { hash } = await ledger.createAsset(assetCode, amount);
+        res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
+      },
+    },
+    {
+      method: 'get',
+      path: '/check-admin-balance/:publicKey',
+      access: 'admin',
+      summary: 'Full balances of a ledger account (issuing or distribution)',
+      request: { params: publicKeyParams },
+      response: { status: 200, schema: adminBalanceSchema },
+      handler: async (req, res) => {
+        const { account } = await ledger.account(req.params.publicKey as string);
+        res.json({
+          balances: account.balances.map((b) =>
+            b.assetType === 'native'
+              ? { asset_code: 'XLM', asset_issuer: '', balance: b.balance }
+              : { asset_code: b.assetCode ?? '', asset_issuer: b.assetIssuer ?? '', balance: b.balance },
+          ),
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,224 @@
+import { formatAmount } from './amounts';
+import type { StoredPayment, StoredTransaction } from './ledger-history';
+import {
+  AUTH_CLAWBACK_ENABLED_FLAG,
+  AUTH_IMMUTABLE_FLAG,
+  AUTH_REQUIRED_FLAG,
+  AUTH_REVOCABLE_FLAG,
+  BASE_FEE,
+  BASE_RESERVE,
+  PROTOCOL_VERSION,
+} from './ledger-rules';
+import { ROOT_BALANCE, type AccountEntry, type LedgerHeader } from './ledger-state';
+
+/**
+ * Horizon's JSON shapes (HorizonApi in stellar-sdk is the reference for field names). `base` is the
+ * absolute URL the router is mounted at, so links work under any prefix.
+ */
+
+const ZERO = '0.0000000';
+
+export const isoTime = (unixSeconds: number | string): string =>
+  new Date(Number(unixSeconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+const link = (href: string) => ({ href });
+const templated = (href: string) => ({ href, templated: true });
+
+export function accountResource(account: Readonly<AccountEntry>, base: string) {
+  const self = `${base}/accounts/${account.id}`;
+  const balances: object[] = [...account.trustlines.values()].map((line) => ({
+    balance: formatAmount(line.balance),
+    limit: formatAmount(line.limit),
+    buying_liabilities: ZERO,
+    selling_liabilities: ZERO,
+    last_modified_ledger: line.lastModifiedLedger,
+    // trustlines are always authorized: the sandbox has no allow_trust / set_trust_line_flags
+    is_authorized: true,
+    is_authorized_to_maintain_liabilities: true,
+    is_clawback_enabled: false,
+    asset_type: line.code.length <= 4 ? 'credit_alphanum4' : 'credit_alphanum12',
+    asset_code: line.code,
+    asset_issuer: line.issuer,
+  }));
+  // Horizon lists the native balance last
+  balances.push({
+    balance: formatAmount(account.balance),
+    buying_liabilities: ZERO,
+    selling_liabilities: ZERO,
+    asset_type: 'native',
+  });
+  return {
+    _links: {
+      self: link(self),
+      transactions: templated(`${self}/transactions{?cursor,limit,order}`),
+      operations: templated(`${self}/operations{?cursor,limit,order}`),
+      payments: templated(`${self}/payments{?cursor,limit,order}`),
+      effects: templated(`${self}/effects{?cursor,limit,order}`),
+      offers: templated(`${self}/offers{?cursor,limit,order}`),
+      trades: templated(`${self}/trades{?cursor,limit,order}`),
+      // the SDK copies `data` to `data_attr` only when a `data` link exists, and its memo-required
+      // check reads data_attr: without this link every submitTransaction with a payment would throw
+      data: templated(`${self}/data/{key}`),
+    },
+    id: account.id,
+    account_id: account.id,
+    sequence: account.sequence.toString(),
+    sequence_ledger: account.sequenceLedger,
+    sequence_time: String(account.sequenceTime),
+    subentry_count: account.subentryCount,
+    ...(account.homeDomain ? { home_domain: account.homeDomain } : {}),
+    ...(account.inflationDest ? { inflation_destination: account.inflationDest } : {}),
+    last_modified_ledger: account.lastModifiedLedger,
+    last_modified_time: isoTime(account.lastModifiedTime),
+    thresholds: {
+      low_threshold: account.thresholds.low,
+      med_threshold: account.thresholds.med,
+      high_threshold: account.thresholds.high,
+    },
+    flags: {
+      auth_required: (account.flags & AUTH_REQUIRED_FLAG) !== 0,
+      auth_revocable: (account.flags & AUTH_REVOCABLE_FLAG) !== 0,
+      auth_immutable: (account.flags & AUTH_IMMUTABLE_FLAG) !== 0,
+      auth_clawback_enabled: (account.flags & AUTH_CLAWBACK_ENABLED_FLAG) !== 0,
+    },
+    balances,
+    signers: [
+      ...account.signers.map((signer) => ({ weight: signer.weight, key: signer.key, type: 'ed25519_public_key' })),
+      { weight: account.masterWeight, key: account.id, type: 'ed25519_public_key' },
+    ],
+    data: {},
+    num_sponsoring: 0,
+    num_sponsored: 0,
+    paging_token: account.id,
+  };
+}
+
+export function transactionResource(tx: StoredTransaction, base: string) {
+  const self = `${base}/transactions/${tx.hash}`;
+  const timebounds = tx.preconditions?.timebounds;
+  return {
+    _links: {
+      self: link(self),
+      account: link(`${base}/accounts/${tx.sourceAccount}`),
+      ledger: link(`${base}/ledgers/${tx.ledger}`),
+      operations: templated(`${self}/operations{?cursor,limit,order}`),
+      effects: templated(`${self}/effects{?cursor,limit,order}`),
+      precedes: link(`${base}/transactions?order=asc&cursor=${tx.pagingToken}`),
+      succeeds: link(`${base}/transactions?order=desc&cursor=${tx.pagingToken}`),
+      transaction: link(self),
+    },
+    id: tx.hash,
+    paging_token: tx.pagingToken,
+    successful: tx.successful,
+    hash: tx.hash,
+    ledger: tx.ledger,
+    created_at: isoTime(tx.createdAt),
+    source_account: tx.sourceAccount,
+    source_account_sequence: tx.sourceAccountSequence,
+    fee_account: tx.feeAccount,
+    fee_charged: tx.feeCharged,
+    max_fee: tx.maxFee,
+    operation_count: tx.operationCount,
+    envelope_xdr: tx.envelopeXdr,
+    result_xdr: tx.resultXdr,
+    result_meta_xdr: tx.resultMetaXdr,
+    fee_meta_xdr: tx.feeMetaXdr,
+    memo_type: tx.memoType,
+    ...(tx.memo !== undefined ? { memo: tx.memo } : {}),
+    ...(tx.memoBytes !== undefined ? { memo_bytes: tx.memoBytes } : {}),
+    signatures: tx.signatures,
+    ...(timebounds ? { valid_after: isoTime(timebounds.min_time) } : {}),
+    ...(timebounds?.max_time ? { valid_before: isoTime(timebounds.max_time) } : {}),
+    ...(tx.preconditions ? { preconditions: tx.preconditions } : {}),
+    ...(tx.feeBump ? { fee_bump_transaction: tx.feeBump } : {}),
+    ...(tx.inner ? { inner_transaction: { hash: tx.inner.hash, signatures: tx.inner.signatures, max_fee: tx.inner.maxFee } } : {}),
+  };
+}
+
+export function paymentResource(payment: StoredPayment, base: string) {
+  const common = {
+    _links: {
+      self: link(`${base}/operations/${payment.id}`),
+      transaction: link(`${base}/transactions/${payment.transactionHash}`),
+      effects: link(`${base}/operations/${payment.id}/effects`),
+      succeeds: link(`${base}/effects?order=desc&cursor=${payment.id}`),
+      precedes: link(`${base}/effects?order=asc&cursor=${payment.id}`),
+    },
+    id: payment.id,
+    paging_token: payment.id,
+    transaction_successful: true,
+    source_account: payment.sourceAccount,
+    created_at: isoTime(payment.createdAt),
+    transaction_hash: payment.transactionHash,
+  };
+  if (payment.type === 'create_account') {
+    return {
+      ...common,
+      type: 'create_account',
+      type_i: 0,
+      starting_balance: payment.startingBalance,
+      funder: payment.funder,
+      account: payment.account,
+    };
+  }
+  const asset =
+    payment.asset.type === 'native'
+      ? { asset_type: 'native' }
+      : { asset_type: payment.asset.type, asset_code: payment.asset.code, asset_issuer: payment.asset.issuer };
+  return { ...common, type: 'payment', type_i: 1, ...asset, from: payment.from, to: payment.to, amount: payment.amount };
+}
+
+export function ledgerResource(ledger: LedgerHeader, base: string) {
+  const self = `${base}/ledgers/${ledger.sequence}`;
+  return {
+    _links: {
+      self: link(self),
+      transactions: templated(`${self}/transactions{?cursor,limit,order}`),
+      operations: templated(`${self}/operations{?cursor,limit,order}`),
+      payments: templated(`${self}/payments{?cursor,limit,order}`),
+      effects: templated(`${self}/effects{?cursor,limit,order}`),
+    },
+    id: ledger.hash,
+    paging_token: (BigInt(ledger.sequence) << 32n).toString(),
+    hash: ledger.hash,
+    ...(ledger.sequence > 1 ? { prev_hash: ledger.previousHash } : {}),
+    sequence: ledger.sequence,
+    successful_transaction_count: ledger.successfulTransactionCount,
+    failed_transaction_count: ledger.failedTransactionCount,
+    operation_count: ledger.operationCount,
+    tx_set_operation_count: ledger.txSetOperationCount,
+    closed_at: isoTime(ledger.closedAt),
+    // fees leave circulation into the fee pool; no inflation, so nothing else changes the total
+    total_coins: formatAmount(ROOT_BALANCE - BigInt(ledger.feePool)),
+    fee_pool: formatAmount(BigInt(ledger.feePool)),
+    base_fee_in_stroops: Number(BASE_FEE),
+    base_reserve_in_stroops: Number(BASE_RESERVE),
+    max_tx_set_size: 1000,
+    protocol_version: PROTOCOL_VERSION,
+  };
+}
+
+export function rootResource(latest: LedgerHeader, networkPassphrase: string, base: string) {
+  return {
+    _links: {
+      account: templated(`${base}/accounts/{account_id}`),
+      fee_stats: link(`${base}/fee_stats`),
+      friendbot: templated(`${base}/friendbot{?addr}`),
+      ledger: templated(`${base}/ledgers/{sequence}`),
+      ledgers: templated(`${base}/ledgers{?cursor,limit,order}`),
+      self: link(`${base}/`),
+      transaction: templated(`${base}/transactions/{hash}`),
+    },
+    horizon_version: 'wallet-sandbox-1.0.0',
+    core_version: 'wallet-sandbox-ledger',
+    ingest_latest_ledger: latest.sequence,
+    history_latest_ledger: latest.sequence,
+    history_latest_ledger_closed_at: isoTime(latest.closedAt),
+    history_elder_ledger: 1,
+    core_latest_ledger: latest.sequence,
+    network_passphrase: networkPassphrase,
+    current_protocol_version: PROTOCOL_VERSION,
+    supported_protocol_version: PROTOCOL_VERSION,
+    core_supported_protocol_version: PROTOCOL_VERSION,
+  };
+}

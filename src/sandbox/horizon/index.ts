@@ -1,0 +1,64 @@
+import type { Router } from 'express';
+import { LedgerClock } from './ledger-clock';
+import { createGenesisState, type LedgerState } from './ledger-state';
+import { LedgerStore } from './ledger-store';
+import { createHorizonRouter } from './routes';
+import { SandboxLedger } from './sandbox-ledger';
+
+export const SANDBOX_NETWORK_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
+
+export interface HorizonSandboxOptions {
+  /** Default SANDBOX_NETWORK_PASSPHRASE. Envelopes must be signed for it. */
+  networkPassphrase?: string;
+  /** Directory for persisted state (e.g. DATA_DIR/ledger); undefined keeps everything in memory. */
+  dataDir?: string;
+  /** 0 (default) applies each submission at once; N closes a ledger every N ms. */
+  ledgerCloseMs?: number;
+}
+
+export interface HorizonSandbox {
+  /** Mountable under any prefix, e.g. app.use('/sandbox/horizon', sandbox.router). */
+  router: Router;
+  /** Stops the ledger timer (closing one last ledger for waiting submissions) and flushes state to disk. */
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded stand-in for the Stellar network: a Horizon-compatible HTTP API over an in-process
+ * ledger that applies real signed envelopes. Clients reach it with stellar-sdk's Horizon.Server,
+ * exactly as they reach Horizon.
+ */
+export async function createHorizonSandbox(options: HorizonSandboxOptions = {}): Promise<HorizonSandbox> {
+  const networkPassphrase = options.networkPassphrase ?? SANDBOX_NETWORK_PASSPHRASE;
+  const ledgerCloseMs = options.ledgerCloseMs ?? 0;
+  if (!Number.isInteger(ledgerCloseMs) || ledgerCloseMs < 0) {
+    throw new Error(`ledgerCloseMs must be a non-negative integer, got ${ledgerCloseMs}`);
+  }
+
+  const opened = options.dataDir ? await LedgerStore.open(options.dataDir, networkPassphrase) : undefined;
+  const store = opened?.store;
+  let state: LedgerState;
+  if (opened?.loaded) {
+    state = opened.loaded;
+  } else {
+    state = createGenesisState(networkPassphrase, Math.floor(Date.now() / 1000));
+    store?.recordClosedLedger({ header: state.latest, transactions: [], payments: [] });
+  }
+  store?.attach(state);
+
+  const ledger = new SandboxLedger(state, (closed) => store?.recordClosedLedger(closed));
+  const clock = new LedgerClock(ledger, ledgerCloseMs);
+  const router = createHorizonRouter({ state, clock, networkPassphrase });
+
+  let closing: Promise<void> | undefined;
+  return {
+    router,
+    close() {
+      closing ??= (async () => {
+        clock.stop();
+        await store?.flush();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { cloneAccount, type AccountEntry } from './ledger-state';
+
+/**
+ * A tentative set of account changes on top of the committed accounts. Operations only ever write
+ * through a delta, so rolling back a failed transaction is just dropping it, and only the accounts a
+ * transaction touches are copied.
+ */
+export class LedgerDelta {
+  private readonly changed = new Map<string, AccountEntry>();
+
+  constructor(
+    private readonly base: ReadonlyMap<string, AccountEntry>,
+    readonly ledgerSequence: number,
+    readonly closeTime: number,
+  ) {}
+
+  exists(id: string): boolean {
+    return this.changed.has(id) || this.base.has(id);
+  }
+
+  /** The current view of an account, not to be mutated. */
+  read(id: string): Readonly<AccountEntry> | undefined {
+    return this.changed.get(id) ?? this.base.get(id);
+  }
+
+  /** A private copy of the account to mutate; the change is stamped with this ledger. */
+  write(id: string): AccountEntry | undefined {
+    let account = this.changed.get(id);
+    if (!account) {
+      const committed = this.base.get(id);
+      if (!committed) return undefined;
+      account = cloneAccount(committed);
+      this.changed.set(id, account);
+    }
+    account.lastModifiedLedger = this.ledgerSequence;
+    account.lastModifiedTime = this.closeTime;
+    return account;
+  }
+
+  create(account: AccountEntry): void {
+    this.changed.set(account.id, account);
+  }
+
+  commitTo(accounts: Map<string, AccountEntry>): void {
+    for (const [id, account] of this.changed) accounts.set(id, account);
+    this.changed.clear();
+  }
+}

@@ -1,0 +1,150 @@
+import type { LedgerHeader } from './ledger-state';
+
+/** Horizon's result_codes object, kept with a failed transaction so a resubmission reports it again. */
+export interface ResultCodes {
+  transaction: string;
+  operations?: string[];
+  inner_transaction?: { transaction: string; operations?: string[] };
+}
+
+/** Horizon's transaction preconditions, already in its JSON shape. */
+export interface TransactionPreconditions {
+  timebounds?: { min_time: string; max_time?: string };
+  ledgerbounds?: { min_ledger: number; max_ledger: number };
+  min_account_sequence?: string;
+  min_account_sequence_age?: string;
+  min_account_sequence_ledger_gap?: number;
+}
+
+/** A transaction that made it into a ledger (successful, or failed with its fee charged). Plain JSON. */
+export interface StoredTransaction {
+  hash: string;
+  pagingToken: string;
+  ledger: number;
+  createdAt: number;
+  successful: boolean;
+  sourceAccount: string;
+  sourceAccountSequence: string;
+  feeAccount: string;
+  feeCharged: string;
+  maxFee: string;
+  operationCount: number;
+  envelopeXdr: string;
+  resultXdr: string;
+  resultMetaXdr: string;
+  feeMetaXdr: string;
+  memoType: string;
+  memo?: string;
+  memoBytes?: string;
+  signatures: string[];
+  preconditions?: TransactionPreconditions;
+  feeBump?: { hash: string; signatures: string[] };
+  inner?: { hash: string; signatures: string[]; maxFee: string };
+  resultCodes: ResultCodes;
+}
+
+export type AssetRef =
+  | { type: 'native' }
+  | { type: 'credit_alphanum4' | 'credit_alphanum12'; code: string; issuer: string };
+
+interface StoredOperationBase {
+  id: string;
+  transactionHash: string;
+  ledger: number;
+  createdAt: number;
+  sourceAccount: string;
+}
+
+/** The operations Horizon lists under /accounts/:id/payments. */
+export type StoredPayment = StoredOperationBase &
+  (
+    | { type: 'create_account'; account: string; funder: string; startingBalance: string }
+    | { type: 'payment'; from: string; to: string; asset: AssetRef; amount: string }
+  );
+
+export interface PageQuery {
+  order: 'asc' | 'desc';
+  limit: number;
+  /** A paging token: records strictly after it (asc) or strictly before it (desc). */
+  cursor?: bigint;
+}
+
+export interface ClosedLedger {
+  header: LedgerHeader;
+  transactions: StoredTransaction[];
+  payments: StoredPayment[];
+}
+
+const RECENT_FOR_FEE_STATS = 100;
+
+/** Append-only record of closed ledgers with the indexes the read routes need. */
+export class LedgerHistory {
+  private readonly transactionsByHash = new Map<string, StoredTransaction>();
+  private readonly ledgerList: LedgerHeader[] = [];
+  private readonly ledgersBySequence = new Map<number, LedgerHeader>();
+  private readonly paymentsByAccount = new Map<string, StoredPayment[]>();
+  private readonly recent: StoredTransaction[] = [];
+
+  addLedger(header: LedgerHeader, transactions: StoredTransaction[], payments: StoredPayment[]): void {
+    this.ledgerList.push(header);
+    this.ledgersBySequence.set(header.sequence, header);
+    for (const tx of transactions) {
+      this.transactionsByHash.set(tx.hash, tx);
+      // Horizon answers a fee bump under its inner hash too.
+      if (tx.inner) this.transactionsByHash.set(tx.inner.hash, tx);
+      this.recent.push(tx);
+    }
+    if (this.recent.length > RECENT_FOR_FEE_STATS) this.recent.splice(0, this.recent.length - RECENT_FOR_FEE_STATS);
+    for (const payment of payments) {
+      const parties = payment.type === 'create_account' ? [payment.funder, payment.account] : [payment.from, payment.to];
+      for (const account of new Set(parties)) {
+        let list = this.paymentsByAccount.get(account);
+        if (!list) this.paymentsByAccount.set(account, (list = []));
+        list.push(payment);
+      }
+    }
+  }
+
+  transaction(hash: string): StoredTransaction | undefined {
+    return this.transactionsByHash.get(hash);
+  }
+
+  ledger(sequence: number): LedgerHeader | undefined {
+    return this.ledgersBySequence.get(sequence);
+  }
+
+  ledgers(query: PageQuery): LedgerHeader[] {
+    return page(this.ledgerList, (ledger) => BigInt(ledger.sequence) << 32n, query);
+  }
+
+  paymentsFor(account: string, query: PageQuery): StoredPayment[] {
+    return page(this.paymentsByAccount.get(account) ?? [], (payment) => BigInt(payment.id), query);
+  }
+
+  recentTransactions(): readonly StoredTransaction[] {
+    return this.recent;
+  }
+}
+
+/** One page of an ascending list, by paging token, in either direction. Binary search: no full scans. */
+function page<T>(items: readonly T[], token: (item: T) => bigint, query: PageQuery): T[] {
+  const { cursor, limit } = query;
+  // index of the first item whose token is greater than the cursor
+  const firstAfter = (bound: bigint): number => {
+    let low = 0;
+    let high = items.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (token(items[mid] as T) <= bound) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  };
+  if (query.order === 'asc') {
+    const start = cursor === undefined ? 0 : firstAfter(cursor);
+    return items.slice(start, start + limit);
+  }
+  // first index whose token is >= cursor, i.e. everything before it is strictly smaller
+  const end = cursor === undefined ? items.length : firstAfter(cursor - 1n);
+  return items.slice(Math.max(0, end - limit), end).reverse();
+}

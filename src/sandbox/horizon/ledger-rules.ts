@@ -1,0 +1,33 @@
+/**
+ * Network constants and the few derived rules every operation needs. The values are the public
+ * network's (base fee 100 stroops, base reserve 0.5 XLM) so that code tested here behaves the
+ * same on testnet.
+ */
+
+export const BASE_FEE = 100n;
+export const BASE_RESERVE = 5_000_000n;
+export const PROTOCOL_VERSION = 23;
+export const MAX_SUBENTRIES = 1000;
+export const MAX_SIGNERS = 20;
+
+export const AUTH_REQUIRED_FLAG = 1;
+export const AUTH_REVOCABLE_FLAG = 2;
+export const AUTH_IMMUTABLE_FLAG = 4;
+export const AUTH_CLAWBACK_ENABLED_FLAG = 8;
+export const KNOWN_ACCOUNT_FLAGS =
+  AUTH_REQUIRED_FLAG | AUTH_REVOCABLE_FLAG | AUTH_IMMUTABLE_FLAG | AUTH_CLAWBACK_ENABLED_FLAG;
+
+/** (2 + subentries) base reserves: what an account must keep and can never spend. */
+export function minimumBalance(account: { subentryCount: number }): bigint {
+  return (2n + BigInt(account.subentryCount)) * BASE_RESERVE;
+}
+
+/** Native balance the account may spend on payments and fees (no liabilities: there are no offers). */
+export function spendableNative(account: { balance: bigint; subentryCount: number }): bigint {
+  return account.balance - minimumBalance(account);
+}
+
+/** The key a trustline is filed under in its account. */
+export function assetKey(code: string, issuer: string): string {
+  return `${code}:${issuer}`;
+}

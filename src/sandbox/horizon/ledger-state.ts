@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { Keypair } from '@stellar/stellar-sdk';
+import { STROOPS_PER_UNIT } from './amounts';
+import { LedgerHistory } from './ledger-history';
+
+export interface Trustline {
+  code: string;
+  issuer: string;
+  balance: bigint;
+  limit: bigint;
+  lastModifiedLedger: number;
+}
+
+export interface AccountSigner {
+  key: string;
+  weight: number;
+}
+
+export interface Thresholds {
+  low: number;
+  med: number;
+  high: number;
+}
+
+export interface AccountEntry {
+  id: string;
+  balance: bigint;
+  sequence: bigint;
+  /** Ledger and close time of the last sequence change, for the minSeqAge / minSeqLedgerGap preconditions. */
+  sequenceLedger: number;
+  sequenceTime: number;
+  subentryCount: number;
+  masterWeight: number;
+  thresholds: Thresholds;
+  flags: number;
+  homeDomain: string;
+  inflationDest?: string;
+  signers: AccountSigner[];
+  trustlines: Map<string, Trustline>;
+  lastModifiedLedger: number;
+  lastModifiedTime: number;
+}
+
+export interface LedgerHeader {
+  sequence: number;
+  hash: string;
+  previousHash: string;
+  /** Unix seconds. */
+  closedAt: number;
+  successfulTransactionCount: number;
+  failedTransactionCount: number;
+  operationCount: number;
+  txSetOperationCount: number;
+  /** Stroops collected in fees since genesis, as a decimal string (JSON has no bigint). */
+  feePool: string;
+}
+
+/** Root holds every lumen at genesis, as on a fresh Stellar network; friendbot pays from it. */
+export const ROOT_BALANCE = 100_000_000_000n * STROOPS_PER_UNIT;
+
+/** Accounts, the last closed ledger and the history: everything the sandbox knows. */
+export class LedgerState {
+  readonly accounts = new Map<string, AccountEntry>();
+  readonly history = new LedgerHistory();
+
+  constructor(
+    readonly networkPassphrase: string,
+    public latest: LedgerHeader,
+  ) {}
+
+  get rootKeypair(): Keypair {
+    return Keypair.master(this.networkPassphrase);
+  }
+}
+
+export function newAccount(id: string, balance: bigint, ledger: number, closeTime: number): AccountEntry {
+  return {
+    id,
+    balance,
+    // Protocol >= 10: a new account's sequence starts at its creation ledger shifted into the high word,
+    // so a transaction signed for a deleted-and-recreated account can never be replayed.
+    sequence: BigInt(ledger) << 32n,
+    sequenceLedger: ledger,
+    sequenceTime: closeTime,
+    subentryCount: 0,
+    masterWeight: 1,
+    thresholds: { low: 0, med: 0, high: 0 },
+    flags: 0,
+    homeDomain: '',
+    signers: [],
+    trustlines: new Map(),
+    lastModifiedLedger: ledger,
+    lastModifiedTime: closeTime,
+  };
+}
+
+export function cloneAccount(account: AccountEntry): AccountEntry {
+  const trustlines = new Map<string, Trustline>();
+  for (const [key, line] of account.trustlines) trustlines.set(key, { ...line });
+  return {
+    ...account,
+    thresholds: { ...account.thresholds },
+    signers: account.signers.map((signer) => ({ ...signer })),
+    trustlines,
+  };
+}
+
+export function ledgerHash(previousHash: string, sequence: number, closedAt: number, txHashes: string[]): string {
+  return createHash('sha256')
+    .update(`${previousHash}:${sequence}:${closedAt}:${txHashes.join(',')}`)
+    .digest('hex');
+}
+
+export function createGenesisState(networkPassphrase: string, nowSeconds: number): LedgerState {
+  const genesis: LedgerHeader = {
+    sequence: 1,
+    hash: ledgerHash('0'.repeat(64), 1, nowSeconds, []),
+    previousHash: '0'.repeat(64),
+    closedAt: nowSeconds,
+    successfulTransactionCount: 0,
+    failedTransactionCount: 0,
+    operationCount: 0,
+    txSetOperationCount: 0,
+    feePool: '0',
+  };
+  const state = new LedgerState(networkPassphrase, genesis);
+  const root = newAccount(state.rootKeypair.publicKey(), ROOT_BALANCE, 1, nowSeconds);
+  root.sequence = 0n;
+  state.accounts.set(root.id, root);
+  state.history.addLedger(genesis, [], []);
+  return state;
+}

@@ -1,0 +1,51 @@
+import { Asset, type Operation } from '@stellar/stellar-sdk';
+import { parseAmount } from '../amounts';
+import { BASE_RESERVE, MAX_SUBENTRIES, assetKey, spendableNative } from '../ledger-rules';
+import { OP_SUCCESS, type OperationContext } from './operation-context';
+
+export function checkChangeTrust(op: Operation.ChangeTrust, source: string): string {
+  // liquidity pool share trustlines need pools, which the sandbox does not have
+  if (!(op.line instanceof Asset)) return 'op_not_supported';
+  if (op.line.isNative()) return 'op_malformed';
+  if (parseAmount(op.limit) < 0n) return 'op_malformed';
+  // protocol >= 16: an issuer trusting its own asset is malformed (it already holds it without limit)
+  if (op.line.getIssuer() === source) return 'op_malformed';
+  return OP_SUCCESS;
+}
+
+/** Creates, re-limits or (limit 0) removes a trustline; each line is one subentry costing a base reserve. */
+export function applyChangeTrust(op: Operation.ChangeTrust, { delta, source }: OperationContext): string {
+  const asset = op.line as Asset;
+  const account = delta.write(source);
+  if (!account) return 'op_no_source_account';
+  const key = assetKey(asset.getCode(), asset.getIssuer());
+  const limit = parseAmount(op.limit);
+  const existing = account.trustlines.get(key);
+
+  if (existing) {
+    // also what removing a line that still holds a balance gets
+    if (limit < existing.balance) return 'op_invalid_limit';
+    if (limit === 0n) {
+      account.trustlines.delete(key);
+      account.subentryCount -= 1;
+      return OP_SUCCESS;
+    }
+    existing.limit = limit;
+    existing.lastModifiedLedger = delta.ledgerSequence;
+    return OP_SUCCESS;
+  }
+
+  if (limit === 0n) return 'op_invalid_limit';
+  if (!delta.exists(asset.getIssuer())) return 'op_no_issuer';
+  if (account.subentryCount >= MAX_SUBENTRIES) return 'op_too_many_subentries';
+  if (spendableNative(account) < BASE_RESERVE) return 'op_low_reserve';
+  account.trustlines.set(key, {
+    code: asset.getCode(),
+    issuer: asset.getIssuer(),
+    balance: 0n,
+    limit,
+    lastModifiedLedger: delta.ledgerSequence,
+  });
+  account.subentryCount += 1;
+  return OP_SUCCESS;
+}

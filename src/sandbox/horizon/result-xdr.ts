@@ -1,0 +1,196 @@
+import { xdr } from '@stellar/stellar-sdk';
+
+/**
+ * Results are modelled with Horizon's code strings (what clients read in `result_codes`) and turned
+ * into a real TransactionResult XDR here, so `result_xdr` and `result_codes` can never disagree.
+ */
+
+export type TransactionCode =
+  | 'tx_success'
+  | 'tx_failed'
+  | 'tx_too_early'
+  | 'tx_too_late'
+  | 'tx_missing_operation'
+  | 'tx_bad_seq'
+  | 'tx_bad_auth'
+  | 'tx_insufficient_balance'
+  | 'tx_no_source_account'
+  | 'tx_insufficient_fee'
+  | 'tx_bad_auth_extra'
+  | 'tx_internal_error'
+  | 'tx_not_supported'
+  | 'tx_bad_min_seq_age_or_gap'
+  | 'tx_malformed';
+
+export type FeeBumpCode = 'tx_fee_bump_inner_success' | 'tx_fee_bump_inner_failed';
+
+/** `kind` is the SDK's operation type name (createAccount, payment...). */
+export interface OperationOutcome {
+  kind: string;
+  code: string;
+}
+
+export interface InnerResult {
+  code: TransactionCode;
+  feeCharged: bigint;
+  /** Present for tx_success and tx_failed only, one per operation. */
+  operations?: OperationOutcome[];
+}
+
+export interface TransactionResultModel extends InnerResult {
+  /** Set for a fee-bump envelope: the outer code wraps the inner transaction's result. */
+  feeBump?: { code: FeeBumpCode; innerHash: Buffer; inner: InnerResult };
+}
+
+type VoidResult<T> = Record<string, () => T>;
+
+const CREATE_ACCOUNT: VoidResult<xdr.CreateAccountResult> = {
+  op_success: () => xdr.CreateAccountResult.createAccountSuccess(),
+  op_malformed: () => xdr.CreateAccountResult.createAccountMalformed(),
+  op_underfunded: () => xdr.CreateAccountResult.createAccountUnderfunded(),
+  op_low_reserve: () => xdr.CreateAccountResult.createAccountLowReserve(),
+  op_already_exists: () => xdr.CreateAccountResult.createAccountAlreadyExist(),
+};
+
+const PAYMENT: VoidResult<xdr.PaymentResult> = {
+  op_success: () => xdr.PaymentResult.paymentSuccess(),
+  op_malformed: () => xdr.PaymentResult.paymentMalformed(),
+  op_underfunded: () => xdr.PaymentResult.paymentUnderfunded(),
+  op_src_no_trust: () => xdr.PaymentResult.paymentSrcNoTrust(),
+  op_src_not_authorized: () => xdr.PaymentResult.paymentSrcNotAuthorized(),
+  op_no_destination: () => xdr.PaymentResult.paymentNoDestination(),
+  op_no_trust: () => xdr.PaymentResult.paymentNoTrust(),
+  op_not_authorized: () => xdr.PaymentResult.paymentNotAuthorized(),
+  op_line_full: () => xdr.PaymentResult.paymentLineFull(),
+  op_no_issuer: () => xdr.PaymentResult.paymentNoIssuer(),
+};
+
+const CHANGE_TRUST: VoidResult<xdr.ChangeTrustResult> = {
+  op_success: () => xdr.ChangeTrustResult.changeTrustSuccess(),
+  op_malformed: () => xdr.ChangeTrustResult.changeTrustMalformed(),
+  op_no_issuer: () => xdr.ChangeTrustResult.changeTrustNoIssuer(),
+  op_invalid_limit: () => xdr.ChangeTrustResult.changeTrustInvalidLimit(),
+  op_low_reserve: () => xdr.ChangeTrustResult.changeTrustLowReserve(),
+  op_self_not_allowed: () => xdr.ChangeTrustResult.changeTrustSelfNotAllowed(),
+};
+
+const SET_OPTIONS: VoidResult<xdr.SetOptionsResult> = {
+  op_success: () => xdr.SetOptionsResult.setOptionsSuccess(),
+  op_low_reserve: () => xdr.SetOptionsResult.setOptionsLowReserve(),
+  op_too_many_signers: () => xdr.SetOptionsResult.setOptionsTooManySigners(),
+  op_bad_flags: () => xdr.SetOptionsResult.setOptionsBadFlags(),
+  op_invalid_inflation: () => xdr.SetOptionsResult.setOptionsInvalidInflation(),
+  op_cant_change: () => xdr.SetOptionsResult.setOptionsCantChange(),
+  op_unknown_flag: () => xdr.SetOptionsResult.setOptionsUnknownFlag(),
+  op_threshold_out_of_range: () => xdr.SetOptionsResult.setOptionsThresholdOutOfRange(),
+  op_bad_signer: () => xdr.SetOptionsResult.setOptionsBadSigner(),
+  op_invalid_home_domain: () => xdr.SetOptionsResult.setOptionsInvalidHomeDomain(),
+  op_auth_revocable_required: () => xdr.SetOptionsResult.setOptionsAuthRevocableRequired(),
+};
+
+/** Codes that are not the operation's own result but a generic OperationResult arm. */
+const GENERIC: VoidResult<xdr.OperationResult> = {
+  op_bad_auth: () => xdr.OperationResult.opBadAuth(),
+  op_no_source_account: () => xdr.OperationResult.opNoAccount(),
+  op_not_supported: () => xdr.OperationResult.opNotSupported(),
+  op_too_many_subentries: () => xdr.OperationResult.opTooManySubentries(),
+};
+
+function pick<T>(table: VoidResult<T>, code: string, kind: string): T {
+  const build = table[code];
+  if (!build) throw new Error(`no XDR for ${kind} result ${code}`);
+  return build();
+}
+
+export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResult {
+  const generic = GENERIC[outcome.code];
+  if (generic) return generic();
+  const { kind, code } = outcome;
+  switch (kind) {
+    case 'createAccount':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.createAccount(pick(CREATE_ACCOUNT, code, kind)));
+    case 'payment':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.payment(pick(PAYMENT, code, kind)));
+    case 'changeTrust':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.changeTrust(pick(CHANGE_TRUST, code, kind)));
+    case 'setOptions':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.setOptions(pick(SET_OPTIONS, code, kind)));
+    default:
+      // an unsupported operation that was never evaluated still needs a slot in the results
+      return xdr.OperationResult.opNotSupported();
+  }
+}
+
+const VOID_TX_RESULTS: Record<Exclude<TransactionCode, 'tx_success' | 'tx_failed'>, () => xdr.TransactionResultResult> = {
+  tx_too_early: () => xdr.TransactionResultResult.txTooEarly(),
+  tx_too_late: () => xdr.TransactionResultResult.txTooLate(),
+  tx_missing_operation: () => xdr.TransactionResultResult.txMissingOperation(),
+  tx_bad_seq: () => xdr.TransactionResultResult.txBadSeq(),
+  tx_bad_auth: () => xdr.TransactionResultResult.txBadAuth(),
+  tx_insufficient_balance: () => xdr.TransactionResultResult.txInsufficientBalance(),
+  tx_no_source_account: () => xdr.TransactionResultResult.txNoAccount(),
+  tx_insufficient_fee: () => xdr.TransactionResultResult.txInsufficientFee(),
+  tx_bad_auth_extra: () => xdr.TransactionResultResult.txBadAuthExtra(),
+  tx_internal_error: () => xdr.TransactionResultResult.txInternalError(),
+  tx_not_supported: () => xdr.TransactionResultResult.txNotSupported(),
+  tx_bad_min_seq_age_or_gap: () => xdr.TransactionResultResult.txBadMinSeqAgeOrGap(),
+  tx_malformed: () => xdr.TransactionResultResult.txMalformed(),
+};
+
+function plainResult(result: InnerResult): xdr.TransactionResultResult {
+  const operations = (result.operations ?? []).map(operationResultXdr);
+  if (result.code === 'tx_success') return xdr.TransactionResultResult.txSuccess(operations);
+  if (result.code === 'tx_failed') return xdr.TransactionResultResult.txFailed(operations);
+  return VOID_TX_RESULTS[result.code]();
+}
+
+// InnerTransactionResultResult has the same arms as TransactionResultResult minus the fee-bump ones,
+// so the inner result is built by re-reading the plain result's XDR under the inner type.
+function innerResultXdr(result: InnerResult): xdr.InnerTransactionResult {
+  const plain = new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString(result.feeCharged.toString()),
+    result: plainResult(result),
+    ext: new xdr.TransactionResultExt(0),
+  });
+  return xdr.InnerTransactionResult.fromXDR(plain.toXDR());
+}
+
+export function transactionResultXdr(model: TransactionResultModel): xdr.TransactionResult {
+  let result: xdr.TransactionResultResult;
+  if (model.feeBump) {
+    const pair = new xdr.InnerTransactionResultPair({
+      transactionHash: model.feeBump.innerHash,
+      result: innerResultXdr(model.feeBump.inner),
+    });
+    result =
+      model.feeBump.code === 'tx_fee_bump_inner_success'
+        ? xdr.TransactionResultResult.txFeeBumpInnerSuccess(pair)
+        : xdr.TransactionResultResult.txFeeBumpInnerFailed(pair);
+  } else {
+    result = plainResult(model);
+  }
+  return new xdr.TransactionResult({
+    feeCharged: xdr.Int64.fromString(model.feeCharged.toString()),
+    result,
+    ext: new xdr.TransactionResultExt(0),
+  });
+}
+
+/** Horizon's `result_codes` for the same result. */
+export function resultCodes(model: TransactionResultModel): {
+  transaction: string;
+  operations?: string[];
+  inner_transaction?: { transaction: string; operations?: string[] };
+} {
+  const operationsOf = (result: InnerResult) =>
+    result.code === 'tx_failed' || result.code === 'tx_success'
+      ? { operations: (result.operations ?? []).map((op) => op.code) }
+      : {};
+  if (model.feeBump) {
+    return {
+      transaction: model.feeBump.code,
+      inner_transaction: { transaction: model.feeBump.inner.code, ...operationsOf(model.feeBump.inner) },
+    };
+  }
+  return { transaction: model.code, ...operationsOf(model) };
+}

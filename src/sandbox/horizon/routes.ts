@@ -1,0 +1,161 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { Account, Operation, TimeoutInfinite, TransactionBuilder } from '@stellar/stellar-sdk';
+import { isAccountId } from './account-ids';
+import type { Envelope } from './apply-transaction';
+import { feeStats } from './fee-stats';
+import {
+  accountResource,
+  ledgerResource,
+  paymentResource,
+  rootResource,
+  transactionResource,
+} from './horizon-resources';
+import { LedgerClosedError, type LedgerClock } from './ledger-clock';
+import type { LedgerState } from './ledger-state';
+import { isProblem, pageResource, parsePageQuery } from './paging';
+import {
+  badRequest,
+  internalError,
+  notFound,
+  sendProblem,
+  serviceUnavailable,
+  transactionFailed,
+  transactionMalformed,
+} from './problems';
+import type { EnvelopeFactory, SubmissionResult } from './sandbox-ledger';
+
+export interface RouterDependencies {
+  state: LedgerState;
+  clock: LedgerClock;
+  networkPassphrase: string;
+}
+
+/** What friendbot gives a new account, as on testnet. */
+const FRIENDBOT_STARTING_BALANCE = '10000';
+const MAX_BODY = '1mb';
+
+/** Absolute URL of the router's mount point, for the `_links` Horizon puts in every resource. */
+const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+
+export function createHorizonRouter({ state, clock, networkPassphrase }: RouterDependencies): Router {
+  const router = express.Router();
+  router.use(express.urlencoded({ extended: false, limit: MAX_BODY }));
+  router.use(express.json({ limit: MAX_BODY }));
+
+  router.get('/', (req, res) => {
+    res.json(rootResource(state.latest, networkPassphrase, baseUrl(req)));
+  });
+
+  router.get('/accounts/:id', (req, res) => {
+    const id = req.params.id;
+    if (!isAccountId(id)) return sendProblem(res, badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+    const account = state.accounts.get(id);
+    if (!account) return sendProblem(res, notFound());
+    res.json(accountResource(account, baseUrl(req)));
+  });
+
+  router.get('/accounts/:id/payments', (req, res) => {
+    const id = req.params.id;
+    if (!isAccountId(id)) return sendProblem(res, badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+    const query = parsePageQuery(req);
+    if (isProblem(query)) return sendProblem(res, query);
+    const base = baseUrl(req);
+    const records = state.history.paymentsFor(id, query).map((payment) => paymentResource(payment, base));
+    res.json(pageResource(`${base}/accounts/${id}/payments`, query, records));
+  });
+
+  router.get('/transactions/:hash', (req, res) => {
+    const hash = req.params.hash.toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash'));
+    const tx = state.history.transaction(hash);
+    if (!tx) return sendProblem(res, notFound());
+    res.json(transactionResource(tx, baseUrl(req)));
+  });
+
+  router.post('/transactions', async (req, res) => {
+    const body: unknown = req.body;
+    const text = body && typeof body === 'object' && 'tx' in body && typeof body.tx === 'string' ? body.tx : undefined;
+    if (!text) return sendProblem(res, badRequest('tx', 'tx: required, a base64 TransactionEnvelope'));
+    let envelope: Envelope;
+    try {
+      envelope = TransactionBuilder.fromXDR(text, networkPassphrase);
+    } catch {
+      return sendProblem(res, transactionMalformed(text));
+    }
+    await submit(res, baseUrl(req), clock, envelope);
+  });
+
+  router.get('/fee_stats', (_req, res) => {
+    res.json(feeStats(state.history.recentTransactions(), state.latest.sequence));
+  });
+
+  router.get('/ledgers', (req, res) => {
+    const query = parsePageQuery(req);
+    if (isProblem(query)) return sendProblem(res, query);
+    const base = baseUrl(req);
+    res.json(pageResource(`${base}/ledgers`, query, state.history.ledgers(query).map((ledger) => ledgerResource(ledger, base))));
+  });
+
+  router.get('/ledgers/:sequence', (req, res) => {
+    const ledger = /^\d+$/.test(req.params.sequence) ? state.history.ledger(Number(req.params.sequence)) : undefined;
+    if (!ledger) return sendProblem(res, notFound());
+    res.json(ledgerResource(ledger, baseUrl(req)));
+  });
+
+  router.all('/friendbot', async (req, res) => {
+    const addr = typeof req.query.addr === 'string' ? req.query.addr : '';
+    if (!isAccountId(addr)) return sendProblem(res, badRequest('addr', 'addr: must be a G... account id'));
+    await submit(res, baseUrl(req), clock, friendbotFunding(addr, networkPassphrase));
+  });
+
+  router.use((_req, res) => sendProblem(res, notFound()));
+
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const status = (error as { status?: unknown }).status;
+    if (status === 400 || status === 413 || status === 415) {
+      return sendProblem(res, { ...badRequest('body', 'the request body could not be read'), status });
+    }
+    if (error instanceof LedgerClosedError) return sendProblem(res, serviceUnavailable(error.message));
+    sendProblem(res, internalError());
+  });
+
+  return router;
+}
+
+async function submit(res: Response, base: string, clock: LedgerClock, submission: Envelope | EnvelopeFactory): Promise<void> {
+  const result = await clock.submit(submission);
+  sendSubmissionResult(res, base, result);
+}
+
+/** Success: Horizon's transaction resource. Failure (rejected, or in the ledger with tx_failed): 400 problem. */
+function sendSubmissionResult(res: Response, base: string, result: SubmissionResult): void {
+  if (result.status === 'included' && result.record.successful) {
+    res.json(transactionResource(result.record, base));
+    return;
+  }
+  const extras =
+    result.status === 'included'
+      ? { envelope_xdr: result.record.envelopeXdr, result_xdr: result.record.resultXdr, result_codes: result.record.resultCodes }
+      : { envelope_xdr: result.envelopeXdr, result_xdr: result.resultXdr, result_codes: result.resultCodes };
+  sendProblem(res, transactionFailed(extras));
+}
+
+/** Built when its ledger closes, so that several fundings in one ledger take consecutive root sequences. */
+function friendbotFunding(destination: string, networkPassphrase: string): EnvelopeFactory {
+  return (state) => {
+    const root = state.rootKeypair;
+    const rootAccount = state.accounts.get(root.publicKey());
+    if (!rootAccount) throw new Error('the root account is missing');
+    const tx = new TransactionBuilder(new Account(root.publicKey(), rootAccount.sequence.toString()), {
+      fee: '100',
+      networkPassphrase,
+    })
+      .addOperation(Operation.createAccount({ destination, startingBalance: FRIENDBOT_STARTING_BALANCE }))
+      .setTimeout(TimeoutInfinite)
+      .build();
+    tx.sign(root);
+    return tx;
+  };
+}
+

@@ -1,0 +1,99 @@
+import type { Transaction } from '@stellar/stellar-sdk';
+import { baseAccountId } from './account-ids';
+import { BASE_FEE, spendableNative } from './ledger-rules';
+import type { AccountEntry } from './ledger-state';
+import { OP_SUCCESS, checkOperation, operationThreshold } from './operations';
+import type { InnerResult, OperationOutcome } from './result-xdr';
+import type { SignatureChecker } from './signature-checker';
+
+export interface ValidationContext {
+  accounts: ReadonlyMap<string, AccountEntry>;
+  /** The ledger being closed: its sequence and close time are what preconditions compare against. */
+  ledgerSequence: number;
+  closeTime: number;
+}
+
+/** The fee stellar-core charges a classic transaction at base fee: one base fee per operation. */
+export function feeToCharge(operationCount: number): bigint {
+  return BASE_FEE * BigInt(operationCount);
+}
+
+/**
+ * stellar-core's checkValid, in its order. A transaction that fails here never reaches the ledger:
+ * no fee, no sequence number consumed. `chargesFee` is false for the inner transaction of a fee
+ * bump, whose fee the outer envelope pays.
+ */
+export function validateTransaction(
+  tx: Transaction,
+  checker: SignatureChecker,
+  context: ValidationContext,
+  chargesFee: boolean,
+): InnerResult | undefined {
+  const operationCount = tx.operations.length;
+  const reject = (code: InnerResult['code']): InnerResult => ({ code, feeCharged: feeToCharge(operationCount) });
+
+  if (operationCount === 0) return reject('tx_missing_operation');
+  const timing = checkPreconditionWindow(tx, context);
+  if (timing) return reject(timing);
+  if (chargesFee && BigInt(tx.fee) < feeToCharge(operationCount)) return reject('tx_insufficient_fee');
+
+  const source = context.accounts.get(baseAccountId(tx.source));
+  if (!source) return reject('tx_no_source_account');
+  if (!isNextSequence(tx, source)) return reject('tx_bad_seq');
+  if (isTooSoonAfterLastSequence(tx, source, context)) return reject('tx_bad_min_seq_age_or_gap');
+  if (!checker.checkAccount(source, 'low')) return reject('tx_bad_auth');
+  // the declared fee, not the charged one, must be affordable above the reserve
+  if (chargesFee && spendableNative(source) < BigInt(tx.fee)) return reject('tx_insufficient_balance');
+  // extra signers (CAP-21) are accepted by Stellar; the sandbox says clearly that it does not implement them
+  if (tx.extraSigners && tx.extraSigners.length > 0) return reject('tx_not_supported');
+
+  const operations = tx.operations.map((op): OperationOutcome => {
+    const opSource = baseAccountId(op.source ?? tx.source);
+    const checked = checkOperation(op, opSource);
+    if (checked === 'op_not_supported') return { kind: op.type, code: checked };
+    const account = context.accounts.get(opSource);
+    // An operation source may not exist yet because an earlier operation creates it; then a signature
+    // by its key is enough here, and its existence is checked when the operation applies.
+    const signed = account ? checker.checkAccount(account, operationThreshold(op)) : checker.checkKeyOnly(opSource);
+    return { kind: op.type, code: signed ? checked : 'op_bad_auth' };
+  });
+  if (operations.some((op) => op.code !== OP_SUCCESS)) {
+    return { code: 'tx_failed', feeCharged: feeToCharge(operationCount), operations };
+  }
+  if (!checker.allUsed()) return reject('tx_bad_auth_extra');
+  return undefined;
+}
+
+function checkPreconditionWindow(tx: Transaction, context: ValidationContext): 'tx_too_early' | 'tx_too_late' | undefined {
+  const now = BigInt(context.closeTime);
+  if (tx.timeBounds) {
+    const minTime = BigInt(tx.timeBounds.minTime);
+    const maxTime = BigInt(tx.timeBounds.maxTime);
+    if (now < minTime) return 'tx_too_early';
+    // maxTime 0 means no upper bound
+    if (maxTime !== 0n && now > maxTime) return 'tx_too_late';
+  }
+  if (tx.ledgerBounds) {
+    const { minLedger, maxLedger } = tx.ledgerBounds;
+    if (context.ledgerSequence < minLedger) return 'tx_too_early';
+    // maxLedger is exclusive (CAP-21)
+    if (maxLedger !== 0 && context.ledgerSequence >= maxLedger) return 'tx_too_late';
+  }
+  return undefined;
+}
+
+function isNextSequence(tx: Transaction, source: Readonly<AccountEntry>): boolean {
+  const sequence = BigInt(tx.sequence);
+  if (tx.minAccountSequence !== undefined) {
+    // CAP-21: with minSeqNum, any sequence above the account's is fine as long as the account is at least minSeqNum
+    return source.sequence >= BigInt(tx.minAccountSequence) && sequence > source.sequence;
+  }
+  return sequence === source.sequence + 1n;
+}
+
+function isTooSoonAfterLastSequence(tx: Transaction, source: Readonly<AccountEntry>, context: ValidationContext): boolean {
+  const minAge = BigInt(tx.minAccountSequenceAge ?? 0);
+  if (minAge > 0n && BigInt(context.closeTime - source.sequenceTime) < minAge) return true;
+  const minGap = tx.minAccountSequenceLedgerGap ?? 0;
+  return minGap > 0 && context.ledgerSequence - source.sequenceLedger < minGap;
+}

@@ -1,0 +1,137 @@
+import { Operation } from '@stellar/stellar-sdk';
+import crypto from 'node:crypto';
+import type { PaystackClient, InitializedTransaction } from '../clients/paystack.client';
+import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
+import type { UserRepository } from '../db/repositories/user.repository';
+import type { WalletRepository } from '../db/repositories/wallet.repository';
+import { formatStroops, STROOPS_PER_UNIT } from '../domain/amounts';
+import { AppError } from '../errors/app-error';
+import type { LedgerRuntime } from '../ledger/ledger-runtime';
+import type { Logger } from '../logger';
+
+export type SettleOutcome =
+  | { kind: 'minted' | 'verified'; payment: PaymentRow; amountKobo: bigint; customerId: string }
+  | { kind: 'already_processed'; payment: PaymentRow }
+  | { kind: 'not_paid'; status: string }
+  | { kind: 'mismatch' }
+  | { kind: 'unknown' };
+
+export interface PaymentServiceOptions {
+  publicBaseUrl: string;
+  tokensPerNaira: string;
+  tokenCode: string;
+  /** How long verify waits for the mint before answering (the reconciler finishes it anyway). */
+  mintWaitMs: number;
+}
+
+/**
+ * Naira in, tokens out, exactly once. verify-payment, the callback page and the webhook all call
+ * settle(): the provider must say success in NGN for the recorded amount, then one conditional
+ * update consumes the reference, then the mint goes through the distribution account's batching
+ * submitter with its envelope stored before submission (see recordBatch and the reconciler).
+ */
+export class PaymentService {
+  /** References whose mint is queued or in flight in this process: the reconciler skips them. */
+  readonly minting = new Set<string>();
+
+  constructor(
+    private readonly provider: PaystackClient,
+    private readonly payments: PaymentRepository,
+    private readonly users: UserRepository,
+    private readonly wallets: WalletRepository,
+    private readonly runtime: LedgerRuntime,
+    private readonly options: PaymentServiceOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records the reference with the user and amount, then asks the provider for a checkout. */
+  async createIntent(userId: string, amountKobo: bigint): Promise<InitializedTransaction> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new AppError('NOT_FOUND', 'User not found');
+    const reference = `wlt-${crypto.randomUUID()}`;
+    await this.payments.insertInitialized({ reference, userId, amountKobo });
+    return this.provider.initialize({
+      email: user.email,
+      amountKobo,
+      reference,
+      callbackUrl: `${this.options.publicBaseUrl}/api/payments/callback`,
+      metadata: { userId },
+    });
+  }
+
+  async find(reference: string): Promise<PaymentRow | undefined> {
+    return this.payments.find(reference);
+  }
+
+  /** The shared path of verify, callback and webhook. Safe to call any number of times at once. */
+  async settle(reference: string): Promise<SettleOutcome> {
+    const known = await this.payments.find(reference);
+    if (!known) return { kind: 'unknown' };
+    if (known.status === 'verified' || known.status === 'minted') return { kind: 'already_processed', payment: known };
+
+    const verified = await this.provider.verify(reference);
+    if (!verified) return { kind: 'unknown' };
+    if (verified.status !== 'success') {
+      if (verified.status === 'failed') await this.payments.markProviderFailed(reference, verified.raw);
+      return { kind: 'not_paid', status: verified.status };
+    }
+    if (verified.currency !== 'NGN' || verified.amountKobo !== known.amountKobo) {
+      this.logger.warn({ reference, currency: verified.currency }, 'provider amount or currency differs from the recorded payment');
+      return { kind: 'mismatch' };
+    }
+    const wallet = await this.wallets.findByUserId(known.userId);
+    if (!wallet) return { kind: 'unknown' };
+
+    const consumed = await this.payments.consume(reference, this.tokensFor(known.amountKobo), wallet.publicKey, verified.raw);
+    if (!consumed) {
+      const now = await this.payments.find(reference);
+      return { kind: 'already_processed', payment: now ?? known };
+    }
+    const minted = await this.mintWithin(consumed, this.options.mintWaitMs);
+    return { kind: minted ? 'minted' : 'verified', payment: consumed, amountKobo: verified.amountKobo, customerId: verified.customerId };
+  }
+
+  /**
+   * Queues the mint of a verified payment. Resolves true once minted; false if it is still in
+   * progress after waitMs or failed for now (the reconciler finishes it).
+   */
+  async mintWithin(payment: PaymentRow, waitMs: number): Promise<boolean> {
+    const done = this.mint(payment);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
+    try {
+      return await Promise.race([done, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Mints one verified payment through the batching submitter; never throws. */
+  async mint(payment: PaymentRow): Promise<boolean> {
+    if (this.minting.has(payment.reference)) return false;
+    this.minting.add(payment.reference);
+    try {
+      const ledger = await this.runtime.ready();
+      const result = await ledger.distribution.submit({
+        operations: [Operation.payment({ destination: payment.destinationPublicKey!, asset: ledger.asset, amount: formatStroops(payment.tokensStroops!) })],
+        tag: payment.reference,
+      });
+      await this.payments.confirmBatch(result.hash, ledger.keys.distribution.publicKey(), this.options.tokenCode);
+      return true;
+    } catch (err) {
+      this.logger.warn({ reference: payment.reference, reason: err instanceof Error ? err.message : String(err) }, 'mint deferred to the reconciler');
+      return false;
+    } finally {
+      this.minting.delete(payment.reference);
+    }
+  }
+
+  /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */
+  tokensFor(amountKobo: bigint): bigint {
+    const [whole, fraction = ''] = this.options.tokensPerNaira.split('.');
+    const stroopsPerNaira = BigInt(whole!) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, '0'));
+    return (amountKobo * stroopsPerNaira) / 100n;
+  }
+}

@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox } from '../../src/sandbox/horizon';
+import { createPaystackSandbox, type PaystackSandbox } from '../../src/sandbox/paystack';
+
+export interface RunningLedger {
+  url: string;
+  env: Record<string, string>;
+  /** Stops the HTTP server: the ledger becomes unreachable, its state stays on disk. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port with the same state. */
+  start(): Promise<void>;
+}
+
+async function listenOn(app: express.Express, port = 0): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, '127.0.0.1', () => resolve(server));
+    server.on('error', reject);
+  });
+}
+
+/** The sandbox ledger as its own HTTP server, reached by the service over the network like Horizon. */
+export async function startLedgerSandbox(options: { ledgerCloseMs?: number } = {}): Promise<RunningLedger> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-sandbox-'));
+  let sandbox: HorizonSandbox | undefined;
+  let server: Server | undefined;
+  let port = 0;
+  const start = async () => {
+    sandbox = await createHorizonSandbox({ dataDir, ledgerCloseMs: options.ledgerCloseMs ?? 0 });
+    const app = express();
+    app.use(sandbox.router);
+    server = await listenOn(app, port);
+    port = (server.address() as AddressInfo).port;
+  };
+  await start();
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    env: { HORIZON_URL: url, STELLAR_NETWORK_PASSPHRASE: SANDBOX_NETWORK_PASSPHRASE, FRIENDBOT_URL: `${url}/friendbot` },
+    async stop() {
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      await sandbox?.close();
+      server = undefined;
+    },
+    start,
+  };
+}
+
+export interface RunningProvider {
+  url: string;
+  secretKey: string;
+  sandbox: PaystackSandbox;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startPaystackSandbox(webhookUrl?: string): Promise<RunningProvider> {
+  const secretKey = 'sk_test_wallet_suite';
+  const sandbox = await createPaystackSandbox({ secretKey, webhookUrl });
+  const app = express();
+  app.use(sandbox.router);
+  const server = await listenOn(app);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    secretKey,
+    sandbox,
+    env: { PAYSTACK_SECRET_KEY: secretKey, PAYSTACK_BASE_URL: url },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await sandbox.close();
+    },
+  };
+}
+
+/** Starts an app on a real port (for callers that must reach it over HTTP, like webhooks and browsers). */
+export async function listen(app: express.Express): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await listenOn(app);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,233 @@
+import { Keypair } from '@stellar/stellar-sdk';
+import { adminToken, bearer, createUser } from '../helpers/factories';
+import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
+import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+let ledger: RunningLedger;
+let provider: RunningProvider;
+let app: TestApp;
+
+beforeAll(async () => {
+  ledger = await startLedgerSandbox();
+  provider = await startPaystackSandbox();
+});
+afterAll(async () => {
+  await ledger.stop();
+  await provider.stop();
+});
+beforeEach(async () => {
+  app = await startTestApp({ ...ledger.env, ...provider.env });
+});
+afterEach(async () => {
+  await app.close();
+});
+
+describe('wallet activation at signup', () => {
+  it('creates the account on the ledger with the starting XLM and the token trustline', async () => {
+    const user = await createUser(app);
+    const wallet = await app.container.wallets.findByUserId(user.userId);
+    expect(wallet?.status).toBe('active');
+    const res = await app.http.get(`/api/ledger/check-balance/${user.ledgerPublicKey}`).set(bearer(user.token)).expect(200);
+    expect(res.body.balances).toEqual(
+      expect.arrayContaining([
+        { asset_type: 'native', balance: '2.5000000' },
+        { asset_type: 'credit_alphanum4', balance: '0.0000000' },
+      ]),
+    );
+    expect(res.body.balances).toHaveLength(2);
+  });
+});
+
+describe('a user journey: issue, mint, transfer', () => {
+  it('mints 50 to the first user, who transfers 20 to the second; balances and lists agree', async () => {
+    const admin = await adminToken(app);
+    const alice = await createUser(app);
+    const bob = await createUser(app);
+    const issued = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '1000' });
+    expect(issued.status).toBe(200);
+    expect(issued.headers['content-type']).toMatch(/text\/plain/);
+    expect(issued.text).toMatch(/Issued 1000\.0000000 WLT/);
+
+    const mint = await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).send({ userId: alice.userId, amount: 50 });
+    expect(mint.status).toBe(200);
+    expect(mint.body).toMatchObject({ success: true, message: expect.any(String) });
+
+    const transfer = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 20 });
+    expect(transfer.status).toBe(200);
+    expect(transfer.body).toEqual({ message: 'Transfer successful', result: expect.objectContaining({ hash: expect.stringMatching(/^[0-9a-f]{64}$/) }) });
+
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('30.0000000');
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('20.0000000');
+
+    const mine = await app.http.get(`/api/ledger/transactions/${alice.userId}`).set(bearer(alice.token)).expect(200);
+    expect(mine.body.map((t: { assetAmount: number; from: string }) => [t.assetAmount, t.from === alice.ledgerPublicKey])).toEqual([
+      [20, true],
+      [50, false],
+    ]);
+    expect(mine.body[0]).toEqual({
+      transactionId: expect.any(String),
+      ledgerTransactionId: transfer.body.result.hash,
+      from: alice.ledgerPublicKey,
+      to: bob.ledgerPublicKey,
+      assetAmount: 20,
+      assetCode: 'WLT',
+      userId: alice.userId,
+      createdAt: expect.stringMatching(/Z$/),
+    });
+    const all = await app.http.get('/api/admin/transactions').set(bearer(admin)).expect(200);
+    expect(all.body).toHaveLength(2);
+    expect(all.body[0].user).toEqual({ username: alice.username, email: alice.email });
+
+    const { distribution, issuer } = (await app.container.ledgerRuntime.ready()).keys;
+    const adminView = await app.http.get(`/api/ledger/check-admin-balance/${distribution.publicKey()}`).set(bearer(admin)).expect(200);
+    expect(adminView.body.balances).toEqual(
+      expect.arrayContaining([
+        { asset_code: 'XLM', asset_issuer: '', balance: expect.stringMatching(/^\d+\.\d{7}$/) },
+        { asset_code: 'WLT', asset_issuer: issuer.publicKey(), balance: '950.0000000' },
+      ]),
+    );
+  });
+});
+
+describe('POST /api/ledger/transfer errors', () => {
+  it('answers plain text 400 when the receiver does not exist on the ledger, recording nothing', async () => {
+    const alice = await fundedUser(app, 10);
+    const res = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: Keypair.random().publicKey(), amount: 1 });
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.text).toBe('Receiver account does not exist on the ledger');
+    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).items.filter((t) => t.kind === 'transfer')).toHaveLength(0);
+  });
+
+  it('answers 400 {error} for a receiver without a trustline', async () => {
+    const alice = await fundedUser(app, 10);
+    const res = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: await outsideAccount(ledger.url), amount: 1 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Receiver has no trustline for WLT' });
+  });
+
+  it('answers 400 Insufficient balance and records nothing', async () => {
+    const alice = await fundedUser(app, 5);
+    const bob = await createUser(app);
+    const res = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 5.0000001 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Insufficient balance' });
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('5.0000000');
+    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).total).toBe(1); // the mint only
+  });
+
+  it.each([
+    ['a zero amount', { amount: 0 }],
+    ['a negative amount', { amount: -1 }],
+    ['eight decimals', { amount: 0.00000001 }],
+    ['a non-numeric string', { amount: 'abc' }],
+    ['an amount over the ledger maximum', { amount: 922337203686 }],
+    ['an operator object', { amount: { $gt: 0 } }],
+    ['an invalid key', { receiverPublicKey: 'GABC' }],
+    ['a secret key as receiver', { receiverPublicKey: Keypair.random().secret() }],
+    ['an unknown field', { memo: 'hi' }],
+  ])('rejects %s with 400 {error, details}', async (_name, patch) => {
+    const alice = await createUser(app);
+    const bob = await createUser(app);
+    const res = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1, ...patch });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'Invalid request', details: expect.any(Array) });
+  });
+
+  it('refuses an admin token (403) and no token (401)', async () => {
+    const bob = await createUser(app);
+    const asAdmin = await app.http.post('/api/ledger/transfer').set(bearer(await adminToken(app))).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 });
+    expect(asAdmin.status).toBe(403);
+    expect((await app.http.post('/api/ledger/transfer').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 })).status).toBe(401);
+  });
+});
+
+describe('concurrency and retries', () => {
+  it('runs 20 concurrent transfers from one wallet: each succeeds or fails cleanly and the sums are exact', async () => {
+    const alice = await fundedUser(app, 15);
+    const bob = await createUser(app);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(15);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(5);
+    for (const r of results.filter((x) => x.status === 400)) expect(r.body).toEqual({ error: 'Insufficient balance' });
+    expect(JSON.stringify(results.map((r) => r.body))).not.toContain('tx_bad_seq');
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('15.0000000');
+    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    expect(transfers).toHaveLength(15);
+  });
+
+  it('replays a transfer retried with the same Idempotency-Key without paying twice; another body is 409', async () => {
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    const body = { receiverPublicKey: bob.ledgerPublicKey, amount: 3 };
+    const first = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'phone-retry-1').send(body);
+    const again = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'phone-retry-1').send(body);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('3.0000000');
+    const other = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'phone-retry-1').send({ ...body, amount: 4 });
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({ error: expect.stringMatching(/different request/) });
+  });
+
+  it('mints once for a mint-tokens call retried with the same Idempotency-Key', async () => {
+    const admin = await adminToken(app);
+    const alice = await fundedUser(app, 0);
+    await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
+    const body = { userId: alice.userId, amount: 7 };
+    const answers = await Promise.all([1, 2].map(() => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'mint-1').send(body)));
+    const statuses = answers.map((a) => a.status).sort();
+    // Concurrent duplicates: one runs, the other is told it is in progress (or replays if it came later).
+    expect(statuses[0]).toBe(200);
+    expect([200, 409]).toContain(statuses[1]);
+    const replay = await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'mint-1').send(body);
+    expect(replay.status).toBe(200);
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('7.0000000');
+  });
+});
+
+describe('GET /api/ledger/transactions/:userId', () => {
+  it("refuses another user's list with 403 {error}", async () => {
+    const alice = await createUser(app);
+    const bob = await createUser(app);
+    const res = await app.http.get(`/api/ledger/transactions/${bob.userId}`).set(bearer(alice.token));
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: expect.any(String) });
+  });
+});
+
+describe('admin ledger routes', () => {
+  it('create-asset rejects another asset code and a user token', async () => {
+    const admin = await adminToken(app);
+    const wrong = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'USD', amount: '10' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toEqual({ error: 'assetCode must be WLT' });
+    const user = await createUser(app);
+    expect((await app.http.post('/api/ledger/create-asset').set(bearer(user.token)).send({ assetCode: 'WLT', amount: '10' })).status).toBe(403);
+    expect((await app.http.get(`/api/ledger/check-admin-balance/${user.ledgerPublicKey}`).set(bearer(user.token))).status).toBe(403);
+  });
+
+  it('mint-tokens refuses a user token with 403 in the payments shape and an unknown user with 404', async () => {
+    const user = await createUser(app);
+    const asUser = await app.http.post('/api/payments/mint-tokens').set(bearer(user.token)).send({ userId: user.userId, amount: 1 });
+    expect(asUser.status).toBe(403);
+    expect(asUser.body).toEqual({ success: false, message: expect.any(String) });
+    const unknown = await app.http.post('/api/payments/mint-tokens').set(bearer(await adminToken(app))).send({ userId: '00000000-0000-4000-8000-000000000000', amount: 1 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ success: false, message: 'User not found' });
+  });
+
+  it('check-balance answers 404 {error} for an account not on the ledger', async () => {
+    const user = await createUser(app);
+    const res = await app.http.get(`/api/ledger/check-balance/${Keypair.random().publicKey()}`).set(bearer(user.token));
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'Account not found on the ledger' });
+  });
+});
