@@ -140,6 +140,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     issuerSecret: config.ledger.issuerSecret,
     distributionSecret: config.ledger.distributionSecret,
     friendbotUrl: friendbotFor(config, horizonUrl),
+    channelCount: config.ledger.channelCount,
     logger,
   });
 
@@ -205,7 +206,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     trustProxy: config.trustProxy,
     ready: async () => {
       await db.execute('select 1');
-      return true;
+      return ledgerRuntime.client.isReachable();
     },
   });
 

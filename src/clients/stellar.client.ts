@@ -38,7 +38,8 @@ const balanceSchema = z.looseObject({
 });
 const accountSchema = z.looseObject({ id: z.string(), sequence: z.string().regex(/^\d+$/), balances: z.array(balanceSchema) });
 const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number() });
-const transactionSchema = z.looseObject({ hash: z.string(), ledger: z.number(), successful: z.boolean() });
+// The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
+const transactionSchema = z.looseObject({ hash: z.string(), ledger_attr: z.number(), successful: z.boolean() });
 const failureSchema = z.looseObject({
   extras: z.looseObject({
     result_codes: z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() }),
@@ -132,7 +133,7 @@ export class StellarClient {
     try {
       const raw = await this.server.transactions().transaction(hash).call();
       const parsed = transactionSchema.parse(raw);
-      return { successful: parsed.successful, ledger: parsed.ledger };
+      return { successful: parsed.successful, ledger: parsed.ledger_attr };
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw unavailable(err);

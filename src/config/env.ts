@@ -41,6 +41,7 @@ const envSchema = z.object({
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8).max(72).optional(),
   LEDGER_CLOSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+  LEDGER_CHANNELS: z.coerce.number().int().min(0).max(50).default(8),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -106,6 +107,7 @@ export interface Config {
     distributionSecret: string | undefined;
     walletStartingXlm: string;
     ledgerCloseMs: number;
+    channelCount: number;
   };
   payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
@@ -155,6 +157,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       distributionSecret: env.DISTRIBUTION_SECRET,
       walletStartingXlm: env.WALLET_STARTING_XLM,
       ledgerCloseMs: env.LEDGER_CLOSE_MS,
+      channelCount: env.LEDGER_CHANNELS,
     },
     payments: {
       paystackSecretKey: env.PAYSTACK_SECRET_KEY,

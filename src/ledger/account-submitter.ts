@@ -1,4 +1,4 @@
-import { Account, Keypair, TransactionBuilder, type Transaction, type xdr } from '@stellar/stellar-sdk';
+import { Account, Keypair, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient, SubmitResult } from '../clients/stellar.client';
 import type { Logger } from '../logger';
@@ -21,7 +21,14 @@ export interface SignedBatch {
 
 export interface AccountSubmitterOptions {
   client: StellarClient;
+  /** The account whose operations these are (it signs every transaction). */
   source: Keypair;
+  /**
+   * Channel accounts that pay fees and sequence numbers instead of the source, one transaction
+   * each per ledger, so several transactions of the source's operations land in the same ledger.
+   * Unset = the source account itself is the only lane.
+   */
+  channels?: Keypair[];
   /** Cross-process mutual exclusion on the source account (a PostgreSQL advisory lock). */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Jobs queued while a transaction is in flight go out together, up to this many operations. */
@@ -49,6 +56,15 @@ interface QueuedJob {
 
 const MAX_ROUNDS = 6;
 const BASE_FEE = '100';
+/** Stellar accepts at most 20 signatures on a transaction envelope. */
+const MAX_SIGNATURES = 20;
+
+/** One sequence of transactions: its own account (source or channel), sequence cache and lock. */
+interface Lane {
+  keypair: Keypair;
+  account: Account | undefined;
+  busy: boolean;
+}
 
 /**
  * The one submitter for a source account. Submissions from the account never race each other's
@@ -59,12 +75,15 @@ const BASE_FEE = '100';
 export class AccountSubmitter {
   readonly publicKey: string;
   private readonly queue: QueuedJob[] = [];
-  private draining = false;
-  private account: Account | undefined;
+  private waking = false;
+  private readonly lanes: Lane[];
+  private readonly usesChannels: boolean;
   private readonly inFlight = new Set<string>();
 
   constructor(private readonly options: AccountSubmitterOptions) {
     this.publicKey = options.source.publicKey();
+    this.usesChannels = (options.channels?.length ?? 0) > 0;
+    this.lanes = (this.usesChannels ? options.channels! : [options.source]).map((keypair) => ({ keypair, account: undefined, busy: false }));
   }
 
   /** Queues a job; resolves with the ledger's answer for the transaction that carried it. */
@@ -74,11 +93,7 @@ export class AccountSubmitter {
     }
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
-      if (!this.draining) {
-        this.draining = true;
-        // Let the current burst of callers queue up before the first transaction is built.
-        setImmediate(() => void this.drain());
-      }
+      this.wake();
     });
   }
 
@@ -91,44 +106,66 @@ export class AccountSubmitter {
     return this.inFlight.has(hash);
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.takeBatch();
-        await this.options
-          .withLock(`ledger-account:${this.publicKey}`, () => this.runBatch(batch))
-          .catch((err: unknown) => {
-            for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
-          });
+  /**
+   * Sets idle lanes to work on the queue. Deferred by a tick so the current burst of callers is
+   * queued before the first transaction is built. Every lane pulls batches from the one queue;
+   * each keeps its own sequence numbers in order.
+   */
+  private wake(): void {
+    if (this.waking) return;
+    this.waking = true;
+    setImmediate(() => {
+      this.waking = false;
+      for (const lane of this.lanes) {
+        if (lane.busy || this.queue.length === 0) continue;
+        lane.busy = true;
+        void this.runLane(lane).finally(() => {
+          lane.busy = false;
+          if (this.queue.length > 0) this.wake();
+        });
       }
-    } finally {
-      this.draining = false;
+    });
+  }
+
+  private async runLane(lane: Lane): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.takeBatch();
+      await this.options
+        .withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch))
+        .catch((err: unknown) => {
+          for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
+        });
     }
   }
 
+  /** The next jobs that fit one transaction: the operation limit and the 20-signature limit. */
   private takeBatch(): QueuedJob[] {
     const batch: QueuedJob[] = [];
     let ops = 0;
+    const signers = new Set<string>([this.publicKey]);
+    if (this.usesChannels) signers.add('channel');
     while (this.queue.length > 0) {
       const next = this.queue[0]!;
-      if (batch.length > 0 && ops + next.job.operations.length > this.options.maxOperations) break;
+      const extra = (next.job.signers ?? []).map((k) => k.publicKey()).filter((k) => !signers.has(k));
+      if (batch.length > 0 && (ops + next.job.operations.length > this.options.maxOperations || signers.size + extra.length > MAX_SIGNATURES)) break;
       batch.push(this.queue.shift()!);
       ops += next.job.operations.length;
+      for (const k of extra) signers.add(k);
     }
     return batch;
   }
 
-  private async runBatch(initial: QueuedJob[]): Promise<void> {
+  private async runBatch(lane: Lane, initial: QueuedJob[]): Promise<void> {
     let pending = initial;
     let lastError: Error = new LedgerUnavailableError();
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
       if (round > 0) await backoff(round);
       let tx: Transaction;
       try {
-        tx = await this.build(pending);
+        tx = await this.build(lane, pending);
       } catch (err) {
         lastError = err instanceof Error ? err : new Error(String(err));
-        this.account = undefined;
+        lane.account = undefined;
         if (err instanceof LedgerUnavailableError) continue;
         break;
       }
@@ -138,7 +175,7 @@ export class AccountSubmitter {
         await this.options.onSigned?.(signed);
       } catch (err) {
         // Nothing was submitted; the sequence number this envelope used is still free.
-        this.account = undefined;
+        lane.account = undefined;
         lastError = err instanceof Error ? err : new Error(String(err));
         break;
       }
@@ -153,7 +190,7 @@ export class AccountSubmitter {
         if (err instanceof LedgerRejectedError) {
           this.options.onResult?.(err.code);
           await this.options.onRejected?.(hash).catch((e: unknown) => this.options.logger.error({ err: e, hash }, 'could not mark envelope dead'));
-          if (err.transactionCode !== 'tx_failed') this.account = undefined; // sequence not consumed
+          if (err.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
           if (err.transactionCode === 'tx_bad_seq') continue;
           if (err.transactionCode === 'tx_failed' && pending.length > 1) {
             pending = this.rejectFailedJobs(pending, err);
@@ -161,7 +198,7 @@ export class AccountSubmitter {
           }
           break;
         }
-        this.account = undefined;
+        lane.account = undefined;
         if (err instanceof LedgerUnavailableError) {
           this.options.onResult?.('unavailable');
           continue;
@@ -188,19 +225,30 @@ export class AccountSubmitter {
     return survivors;
   }
 
-  private async build(pending: QueuedJob[]): Promise<Transaction> {
-    if (!this.account) {
-      const loaded = await this.options.client.loadAccount(this.publicKey);
+  private async build(lane: Lane, pending: QueuedJob[]): Promise<Transaction> {
+    const laneKey = lane.keypair.publicKey();
+    if (!lane.account) {
+      const loaded = await this.options.client.loadAccount(laneKey);
       if (!loaded) throw new LedgerRejectedError('tx_no_source_account', []);
-      this.account = new Account(this.publicKey, loaded.sequence);
+      lane.account = new Account(laneKey, loaded.sequence);
     }
-    const builder = new TransactionBuilder(this.account, {
+    const builder = new TransactionBuilder(lane.account, {
       fee: BASE_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
     }).setTimeout(this.options.txTimeoutSeconds ?? 120);
-    for (const q of pending) for (const op of q.job.operations) builder.addOperation(op);
+    // With a channel as the transaction's source, operations without their own source act for the source account.
+    const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
+    for (const q of pending) {
+      for (const op of q.job.operations) {
+        if (ownSource && !op.sourceAccount()) op.sourceAccount(ownSource);
+        builder.addOperation(op);
+      }
+    }
     const tx = builder.build();
-    const signers = new Map<string, Keypair>([[this.publicKey, this.options.source]]);
+    const signers = new Map<string, Keypair>([
+      [laneKey, lane.keypair],
+      [this.publicKey, this.options.source],
+    ]);
     for (const q of pending) for (const s of q.job.signers ?? []) signers.set(s.publicKey(), s);
     tx.sign(...signers.values());
     return tx;

@@ -1,4 +1,5 @@
-import { Asset, Keypair } from '@stellar/stellar-sdk';
+import crypto from 'node:crypto';
+import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
 import type { StellarClient } from '../clients/stellar.client';
 import type { DatabaseHandle } from '../db/client';
 import type { SystemAccountRepository } from '../db/repositories/system-account.repository';
@@ -17,6 +18,8 @@ export interface LedgerRuntimeOptions {
   distributionSecret: string | undefined;
   friendbotUrl: string | undefined;
   logger: Logger;
+  /** Channel accounts for the distribution account's batches (several transactions per ledger). */
+  channelCount: number;
   onResult?: (code: string) => void;
 }
 
@@ -28,6 +31,18 @@ export interface ReadyLedger {
 }
 
 const MAX_OPERATIONS_PER_TX = 100;
+/** Each channel pays its own fees: at 100 stroops an operation this lasts for many thousand batches. */
+const CHANNEL_STARTING_XLM = '20';
+
+/**
+ * Channel keys are derived from the distribution secret: nothing more to store or configure, and
+ * every process of the service finds the same channels.
+ */
+export function channelKeys(distribution: Keypair, count: number): Keypair[] {
+  return Array.from({ length: count }, (_, i) =>
+    Keypair.fromRawEd25519Seed(crypto.createHash('sha256').update(`wallet-channel:${i}:${distribution.secret()}`).digest()),
+  );
+}
 
 /**
  * The ledger side of the service once it is bootstrapped: system keys, the token asset, and one
@@ -68,21 +83,39 @@ export class LedgerRuntime {
     const o = this.options;
     const keys = await loadSystemKeys({ issuerSecret: o.issuerSecret, distributionSecret: o.distributionSecret }, o.systemAccounts, o.cipher);
     const asset = new Asset(o.tokenCode, keys.issuer.publicKey());
-    const distribution = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX, this.distributionHooks);
+    const direct = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX);
     const issuer = this.submitterFor(keys.issuer, MAX_OPERATIONS_PER_TX);
-    await bootstrapLedger({ client: o.client, keys, asset, friendbotUrl: o.friendbotUrl, distribution, logger: o.logger });
+    await bootstrapLedger({ client: o.client, keys, asset, friendbotUrl: o.friendbotUrl, distribution: direct, logger: o.logger });
+    const channels = channelKeys(keys.distribution, o.channelCount);
+    await this.ensureChannels(direct, channels);
+    const distribution = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX, this.distributionHooks, channels);
     o.logger.info({ issuer: keys.issuer.publicKey(), distribution: keys.distribution.publicKey(), tokenCode: o.tokenCode }, 'ledger ready');
     return { keys, asset, issuer, distribution };
+  }
+
+  /** Creates the channel accounts that do not exist yet, funded from the distribution account. */
+  private async ensureChannels(direct: AccountSubmitter, channels: Keypair[]): Promise<void> {
+    const missing = [];
+    for (const channel of channels) {
+      if (!(await this.options.client.loadAccount(channel.publicKey()))) missing.push(channel);
+    }
+    if (missing.length === 0) return;
+    this.options.logger.info({ count: missing.length }, 'creating channel accounts');
+    await direct.submit({
+      operations: missing.map((c) => Operation.createAccount({ destination: c.publicKey(), startingBalance: CHANNEL_STARTING_XLM })),
+    });
   }
 
   private submitterFor(
     source: Keypair,
     maxOperations: number,
     hooks: Pick<AccountSubmitterOptions, 'onSigned' | 'onRejected'> = {},
+    channels?: Keypair[],
   ): AccountSubmitter {
     return new AccountSubmitter({
       client: this.options.client,
       source,
+      channels,
       maxOperations,
       withLock: (key, fn) => this.options.database.withLock(key, fn),
       logger: this.options.logger,

@@ -30,6 +30,7 @@ export async function startLedgerSandbox(options: { ledgerCloseMs?: number } = {
   let server: Server | undefined;
   let port = 0;
   const start = async () => {
+    if (server) return; // already running
     sandbox = await createHorizonSandbox({ dataDir, ledgerCloseMs: options.ledgerCloseMs ?? 0 });
     const app = express();
     app.use(sandbox.router);

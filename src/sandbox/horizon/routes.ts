@@ -33,6 +33,8 @@ export interface RouterDependencies {
 /** What friendbot gives a new account, as on testnet. */
 const FRIENDBOT_STARTING_BALANCE = '10000';
 const MAX_BODY = '1mb';
+const INVALID_ACCOUNT_ID = badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters');
+const INVALID_HASH = badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash');
 
 /** Absolute URL of the router's mount point, for the `_links` Horizon puts in every resource. */
 const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
@@ -48,7 +50,7 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
 
   router.get('/accounts/:id', (req, res) => {
     const id = req.params.id;
-    if (!isAccountId(id)) return sendProblem(res, badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+    if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
     const account = state.accounts.get(id);
     if (!account) return sendProblem(res, notFound());
     res.json(accountResource(account, baseUrl(req)));
@@ -56,7 +58,7 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
 
   router.get('/accounts/:id/payments', (req, res) => {
     const id = req.params.id;
-    if (!isAccountId(id)) return sendProblem(res, badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters'));
+    if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
@@ -66,7 +68,7 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
 
   router.get('/transactions/:hash', (req, res) => {
     const hash = req.params.hash.toLowerCase();
-    if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash'));
+    if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
     const tx = state.history.transaction(hash);
     if (!tx) return sendProblem(res, notFound());
     res.json(transactionResource(tx, baseUrl(req)));
@@ -74,7 +76,8 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
 
   router.post('/transactions', async (req, res) => {
     const body: unknown = req.body;
-    const text = body && typeof body === 'object' && 'tx' in body && typeof body.tx === 'string' ? body.tx : undefined;
+    const text =
+      body && typeof body === 'object' && 'tx' in body && typeof body.tx === 'string' ? body.tx : undefined;
     if (!text) return sendProblem(res, badRequest('tx', 'tx: required, a base64 TransactionEnvelope'));
     let envelope: Envelope;
     try {
@@ -93,7 +96,8 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    res.json(pageResource(`${base}/ledgers`, query, state.history.ledgers(query).map((ledger) => ledgerResource(ledger, base))));
+    const records = state.history.ledgers(query).map((ledger) => ledgerResource(ledger, base));
+    res.json(pageResource(`${base}/ledgers`, query, records));
   });
 
   router.get('/ledgers/:sequence', (req, res) => {
@@ -123,7 +127,12 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
   return router;
 }
 
-async function submit(res: Response, base: string, clock: LedgerClock, submission: Envelope | EnvelopeFactory): Promise<void> {
+async function submit(
+  res: Response,
+  base: string,
+  clock: LedgerClock,
+  submission: Envelope | EnvelopeFactory,
+): Promise<void> {
   const result = await clock.submit(submission);
   sendSubmissionResult(res, base, result);
 }
@@ -136,7 +145,11 @@ function sendSubmissionResult(res: Response, base: string, result: SubmissionRes
   }
   const extras =
     result.status === 'included'
-      ? { envelope_xdr: result.record.envelopeXdr, result_xdr: result.record.resultXdr, result_codes: result.record.resultCodes }
+      ? {
+          envelope_xdr: result.record.envelopeXdr,
+          result_xdr: result.record.resultXdr,
+          result_codes: result.record.resultCodes,
+        }
       : { envelope_xdr: result.envelopeXdr, result_xdr: result.resultXdr, result_codes: result.resultCodes };
   sendProblem(res, transactionFailed(extras));
 }
