@@ -21,6 +21,7 @@ import type { Logger } from './logger';
 import { authenticate } from './middleware/auth';
 import { adminRoutes } from './routes/admin.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
+import type { RouteDef } from './routes/route-table';
 import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
 import { usersRoutes } from './routes/users.routes';
 import { createPasswordHasher, type PasswordHasher } from './security/password-hasher';
@@ -52,6 +53,8 @@ export interface Container {
   activation: WalletActivationService;
   payments: PaymentService;
   reconciler: MintReconciler;
+  /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
+  routeGroups: Record<string, RouteDef[]>;
   app: Express;
   /** Starts the background work: ledger bootstrap, pending wallet activation, mint reconciliation. */
   start(): void;
@@ -185,15 +188,16 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const requireRole = authenticate(tokens, (p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id)));
   const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
 
+  const routeGroups: Record<string, RouteDef[]> = {
+    '/api/users': usersRoutes({ users, resets, ...common }),
+    '/api/admin': adminRoutes({ admins, ...common }),
+    '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+    '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+  };
   const app = createApp({
     logger,
     guards: { requireRole },
-    routeGroups: {
-      '/api/users': usersRoutes({ users, resets, ...common }),
-      '/api/admin': adminRoutes({ admins, ...common }),
-      '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
-      '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
-    },
+    routeGroups,
     mounts: sandboxes.mounts,
     rawMounts: {
       '/api/payments/webhook': paymentsWebhookRouter({
@@ -225,6 +229,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     activation,
     payments,
     reconciler,
+    routeGroups,
     app,
     start() {
       ledgerRuntime.ready().catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
