@@ -1,4 +1,4 @@
-import { Account, Keypair, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import { Account, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient, SubmitResult } from '../clients/stellar.client';
 import type { Logger } from '../logger';
@@ -238,17 +238,20 @@ export class AccountSubmitter {
     }).setTimeout(this.options.txTimeoutSeconds ?? 120);
     // With a channel as the transaction's source, operations without their own source act for the source account.
     const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
+    // The source account signs only when one of its operations is in the transaction: Stellar
+    // refuses signatures nobody needs (tx_bad_auth_extra), e.g. a batch of trustlines alone.
+    let sourceActs = !this.usesChannels;
     for (const q of pending) {
       for (const op of q.job.operations) {
         if (ownSource && !op.sourceAccount()) op.sourceAccount(ownSource);
+        const opSource = op.sourceAccount();
+        if (opSource && StrKey.encodeEd25519PublicKey(opSource.ed25519()) === this.publicKey) sourceActs = true;
         builder.addOperation(op);
       }
     }
     const tx = builder.build();
-    const signers = new Map<string, Keypair>([
-      [laneKey, lane.keypair],
-      [this.publicKey, this.options.source],
-    ]);
+    const signers = new Map<string, Keypair>([[laneKey, lane.keypair]]);
+    if (sourceActs) signers.set(this.publicKey, this.options.source);
     for (const q of pending) for (const s of q.job.signers ?? []) signers.set(s.publicKey(), s);
     tx.sign(...signers.values());
     return tx;

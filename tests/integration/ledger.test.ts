@@ -39,6 +39,20 @@ describe('wallet activation at signup', () => {
   });
 });
 
+describe('finishing an activation', () => {
+  it('adds only the trustline when the account already exists (e.g. created before a lost answer)', async () => {
+    await ledger.stop();
+    const user = await createUser(app); // ledger down: the wallet stays pending
+    await ledger.start();
+    expect((await app.container.wallets.findByUserId(user.userId))?.status).toBe('pending');
+    await fetch(`${ledger.url}/friendbot?addr=${user.ledgerPublicKey}`);
+    expect(await app.container.activation.activateOne(user.userId)).toBe(true);
+    expect((await app.container.wallets.findByUserId(user.userId))?.status).toBe('active');
+    expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('0.0000000');
+    expect(await ledgerBalance(ledger.url, user.ledgerPublicKey, 'XLM')).toBe('10000.0000000');
+  });
+});
+
 describe('a user journey: issue, mint, transfer', () => {
   it('mints 50 to the first user, who transfers 20 to the second; balances and lists agree', async () => {
     const admin = await adminToken(app);
