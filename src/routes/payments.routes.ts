@@ -97,11 +97,15 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
           const page = await callbackPage(outcome, reference, deps);
           res.status(page.status).type('html').send(page.html);
         } catch (err) {
-          const message =
-            err instanceof AppError && err.code === 'UPSTREAM_UNAVAILABLE'
-              ? 'The payment provider could not be reached. Reload this page in a moment.'
-              : 'The payment could not be verified. Reload this page in a moment.';
-          res.status(err instanceof AppError && err.isOperational ? 502 : 500).type('html').send(paymentErrorPage({ reference, message }));
+          const unreachable = err instanceof AppError && err.code === 'UPSTREAM_UNAVAILABLE';
+          const message = unreachable
+            ? 'The payment provider could not be reached. Reload this page in a moment.'
+            : 'The payment could not be verified. Reload this page in a moment.';
+          // An unreachable provider is 503 with Retry-After, as on verify-payment and every other route
+          // (it was 502 here, telling clients and monitors the provider had answered something broken).
+          if (unreachable) res.setHeader('Retry-After', '5');
+          const status = unreachable ? 503 : err instanceof AppError && err.isOperational ? 502 : 500;
+          res.status(status).type('html').send(paymentErrorPage({ reference, message }));
         }
       },
     },

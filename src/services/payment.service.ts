@@ -4,7 +4,7 @@ import type { PaystackClient, InitializedTransaction } from '../clients/paystack
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
-import { formatStroops, STROOPS_PER_UNIT } from '../domain/amounts';
+import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import type { LedgerRuntime } from '../ledger/ledger-runtime';
 import type { Logger } from '../logger';
@@ -48,6 +48,11 @@ export class PaymentService {
   async createIntent(userId: string, amountKobo: bigint): Promise<InitializedTransaction> {
     const user = await this.users.findById(userId);
     if (!user) throw new AppError('NOT_FOUND', 'User not found');
+    // Refused before anyone is charged: tokens over one ledger payment's maximum could never be minted,
+    // so a buyer would pay and wait forever (possible when TOKENS_PER_NAIRA is large).
+    if (this.tokensFor(amountKobo) > MAX_STROOPS) {
+      throw new AppError('VALIDATION', `Amount is too large: it would mint more than ${formatStroops(MAX_STROOPS)} ${this.options.tokenCode}`);
+    }
     const reference = `wlt-${crypto.randomUUID()}`;
     await this.payments.insertInitialized({ reference, userId, amountKobo });
     return this.provider.initialize({

@@ -1,0 +1,259 @@
+import fs from 'node:fs';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import type { InitializedTransaction } from '../../src/clients/paystack.client';
+import { loadConfig } from '../../src/config/env';
+import { buildContainer, type Container } from '../../src/container';
+import type { PaymentRow } from '../../src/db/repositories/payment.repository';
+import { mintBatches, payments } from '../../src/db/schema';
+import { createLogger } from '../../src/logger';
+import type { SignedBatch } from '../../src/ledger/account-submitter';
+import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { resetDatabase } from './database';
+import { adminToken, bearer, type CreatedUser } from './factories';
+import { TEST_JWT_SECRET, TEST_WALLET_KEY, testDatabase, type TestApp } from './test-app';
+
+export interface PaymentsAppOptions {
+  /** false builds a second process's container on the file's database as it is (a restart). Default true. */
+  reset?: boolean;
+  /** How long verify waits for the mint before answering (container default 10 s). */
+  mintWaitMs?: number;
+  signupWaitMs?: number;
+}
+
+/**
+ * Like startTestApp, but reaches the container options the environment cannot set, and can build
+ * an app on the database as another process left it (no reset), as after a restart.
+ */
+export async function startPaymentsApp(env: Record<string, string> = {}, options: PaymentsAppOptions = {}): Promise<TestApp> {
+  const database = await testDatabase();
+  if (options.reset !== false) await resetDatabase(database);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-payments-test-'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    JWT_SECRET: TEST_JWT_SECRET,
+    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
+    AUTH_RATE_LIMIT: '0',
+    BCRYPT_COST: '4',
+    PASSWORD_HASH_THREADS: '2',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, destination });
+  const container = await buildContainer(config, logger, { database, mintWaitMs: options.mintWaitMs, signupWaitMs: options.signupWaitMs });
+  return {
+    container,
+    http: request(container.app),
+    dataDir,
+    logs,
+    async close() {
+      await container.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Gives the distribution account token supply (the admin's create-asset), so payments can be paid out. */
+export async function supplyTokens(app: TestApp, tokens = '1000000'): Promise<void> {
+  const admin = await adminToken(app);
+  await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: tokens }).expect(200);
+}
+
+/** create-payment-intent as the user; fails the test unless it answers 200. */
+export async function createIntent(app: TestApp, user: CreatedUser, amount: number): Promise<InitializedTransaction> {
+  const res = await app.http.post('/api/payments/create-payment-intent').set(bearer(user.token)).send({ amount });
+  if (res.status !== 200) throw new Error(`create-payment-intent answered ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as InitializedTransaction;
+}
+
+export type CheckoutAction = 'pay' | 'decline' | 'cancel';
+
+/** Presses a button of the provider's checkout page, as the buyer's browser would; returns where it redirects. */
+export async function checkout(intent: InitializedTransaction, action: CheckoutAction): Promise<URL> {
+  const res = await fetch(`${intent.authorization_url}/${action}`, { method: 'POST', redirect: 'manual' });
+  if (res.status !== 303) throw new Error(`checkout ${action} answered ${res.status}`);
+  await res.body?.cancel();
+  return new URL(res.headers.get('location')!);
+}
+
+/** An intent the buyer has paid at the provider; nothing is verified yet. */
+export async function paidIntent(app: TestApp, user: CreatedUser, amount: number): Promise<InitializedTransaction> {
+  const intent = await createIntent(app, user, amount);
+  await checkout(intent, 'pay');
+  return intent;
+}
+
+export async function paymentRow(app: TestApp, reference: string): Promise<PaymentRow | undefined> {
+  return app.container.payments.find(reference);
+}
+
+/** The user's transaction records of kind `mint`. */
+export async function mintRecords(app: TestApp, userId: string) {
+  const { items } = await app.container.ledger.listForUser(userId, 1000, 0);
+  return items.filter((t) => t.kind === 'mint');
+}
+
+/** Waits (bounded) until the payment reaches `status`. */
+export async function paymentBecomes(app: TestApp, reference: string, status: PaymentRow['status'], timeoutMs = 10_000): Promise<PaymentRow> {
+  return eventually(async () => {
+    const row = await paymentRow(app, reference);
+    return row?.status === status ? row : undefined;
+  }, `payment ${reference} to become ${status}`, timeoutMs);
+}
+
+/** A Paystack event as the provider would post it: the exact body bytes and their signature. */
+export function signedEvent(event: unknown, secretKey: string): { body: string; signature: string } {
+  const body = JSON.stringify(event);
+  return { body, signature: signPaystackPayload(body, secretKey) };
+}
+
+/** The `charge.success` event for a reference, in the provider's shape (only what the service reads). */
+export function chargeSuccess(reference: string, amountKobo: number): unknown {
+  return { event: 'charge.success', data: { status: 'success', reference, amount: amountKobo, currency: 'NGN' } };
+}
+
+/** Posts raw bytes to the webhook, as the provider does. */
+export function postWebhook(app: TestApp, body: string, signature?: string) {
+  const req = app.http.post('/api/payments/webhook').set('Content-Type', 'application/json');
+  if (signature !== undefined) req.set('x-paystack-signature', signature);
+  return req.send(body);
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/**
+ * Simulates a crash right after the mint envelope is stored and before it is submitted: the
+ * container's own hook stores it (recordBatch), then the submission is cut off. Payment-less
+ * batches (admin mints, trustlines) pass untouched.
+ */
+export function crashAfterStoringEnvelope(container: Container): { stored: SignedBatch[]; restore(): void } {
+  const hooks = container.ledgerRuntime.distributionHooks;
+  const storeEnvelope = hooks.onSigned!;
+  const stored: SignedBatch[] = [];
+  hooks.onSigned = async (batch) => {
+    await storeEnvelope(batch);
+    if (batch.tags.length === 0) return;
+    stored.push(batch);
+    throw new Error('simulated crash after the envelope was stored');
+  };
+  return {
+    stored,
+    restore: () => {
+      hooks.onSigned = storeEnvelope;
+    },
+  };
+}
+
+export type ProviderFrontMode = 'forward' | 'down' | 'hang' | 'malformed' | 'error' | 'amount-differs';
+
+export interface ProviderFront {
+  url: string;
+  env: Record<string, string>;
+  /**
+   * forward: a transparent proxy; down: the port is closed; hang: never answers; malformed: 200 with
+   * broken JSON; error: 500; amount-differs: verify answers carry one kobo less than was charged.
+   */
+  setMode(mode: ProviderFrontMode): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A switchable front for the provider sandbox: the service's PAYSTACK_BASE_URL points here, and
+ * each mode plays one way the real provider fails. The checkout links the sandbox hands out point
+ * at the sandbox itself (the proxy sends the upstream Host), so the buyer's side is unaffected.
+ */
+export async function startProviderFront(upstreamUrl: string, secretKey: string): Promise<ProviderFront> {
+  let mode: ProviderFrontMode = 'forward';
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (mode === 'hang') return;
+    if (mode === 'malformed') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status": true, "data": {"reference": ');
+      return;
+    }
+    if (mode === 'error') {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"status":false,"message":"Internal error"}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      fetch(`${upstreamUrl}${req.url}`, {
+        method: req.method,
+        headers: { authorization: req.headers.authorization ?? '', 'content-type': req.headers['content-type'] ?? 'application/json' },
+        body,
+      })
+        .then(async (upstream) => {
+          let answer = Buffer.from(await upstream.arrayBuffer());
+          if (mode === 'amount-differs' && req.url?.startsWith('/transaction/verify/')) {
+            const json = JSON.parse(answer.toString('utf8')) as { data: { amount: number } };
+            json.data.amount -= 1;
+            answer = Buffer.from(JSON.stringify(json));
+          }
+          res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+          res.end(answer);
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  };
+  let server: Server = http.createServer(handler);
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    env: { PAYSTACK_SECRET_KEY: secretKey, PAYSTACK_BASE_URL: url },
+    async setMode(next) {
+      // Leaving a mode drops whatever it held open (hung requests, a closed port).
+      await stop();
+      mode = next;
+      if (next !== 'down') {
+        server = http.createServer(handler);
+        await listen(port);
+      }
+    },
+    close: stop,
+  };
+}
+
+/** Every payment row, straight from the database. */
+export async function allPayments(app: TestApp): Promise<PaymentRow[]> {
+  return app.container.database.db.select().from(payments);
+}
+
+/** Every stored mint envelope, straight from the database. */
+export async function allMintBatches(app: TestApp) {
+  return app.container.database.db.select().from(mintBatches);
+}

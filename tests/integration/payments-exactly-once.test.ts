@@ -1,0 +1,227 @@
+import { TransactionBuilder, type Transaction } from '@stellar/stellar-sdk';
+import { sql } from 'drizzle-orm';
+import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { ledgerBalance } from '../helpers/ledger-fixtures';
+import {
+  allMintBatches,
+  chargeSuccess,
+  crashAfterStoringEnvelope,
+  eventually,
+  mintRecords,
+  paidIntent,
+  paymentBecomes,
+  paymentRow,
+  postWebhook,
+  signedEvent,
+  startPaymentsApp,
+  supplyTokens,
+} from '../helpers/payment-fixtures';
+import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
+import type { TestApp } from '../helpers/test-app';
+
+let ledger: RunningLedger;
+let provider: RunningProvider;
+let app: TestApp;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  ledger = await startLedgerSandbox();
+  provider = await startPaystackSandbox();
+  env = { ...ledger.env, ...provider.env };
+});
+afterAll(async () => {
+  await ledger.stop();
+  await provider.stop();
+});
+beforeEach(async () => {
+  app = await startPaymentsApp(env);
+  await supplyTokens(app);
+});
+afterEach(async () => {
+  jest.restoreAllMocks();
+  await app.close();
+});
+
+const verify = (user: CreatedUser, reference: string) =>
+  app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
+
+const balanceOf = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
+
+describe('one reference, many settlers', () => {
+  it('mints exactly once for 50 concurrent verify, callback and webhook calls on one paid reference', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 500);
+    const { body, signature } = signedEvent(chargeSuccess(intent.reference, 50_000), provider.secretKey);
+    // Pass-through observer: the webhook settles after answering, so the test waits for every settlement.
+    const settlements: Promise<unknown>[] = [];
+    const settle = app.container.payments.settle.bind(app.container.payments);
+    jest.spyOn(app.container.payments, 'settle').mockImplementation((reference) => {
+      const running = settle(reference);
+      settlements.push(running.catch(() => undefined));
+      return running;
+    });
+
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => {
+        if (i % 3 === 0) return verify(user, intent.reference).then(outcomeOfVerify);
+        if (i % 3 === 1) return app.http.get('/api/payments/callback').query({ trxref: intent.reference, reference: intent.reference }).then(outcomeOfPage);
+        return postWebhook(app, body, signature).then((r) => (r.status === 200 ? 'received' : `webhook ${r.status}`));
+      }),
+    );
+    await eventually(async () => (settlements.length === 50 ? true : undefined), 'all 50 settlements to start');
+    await Promise.all(settlements);
+
+    const counts = countBy(answers);
+    // One caller is told it succeeded, unless a webhook consumed the reference first; every other is told it was processed.
+    expect(counts.success ?? 0).toBeLessThanOrEqual(1);
+    expect(counts).toEqual({ received: 16, already: 34 - (counts.success ?? 0), ...(counts.success ? { success: 1 } : {}) });
+    await paymentBecomes(app, intent.reference, 'minted');
+    expect(await balanceOf(user)).toBe('500.0000000');
+    expect(await mintRecords(app, user.userId)).toHaveLength(1);
+    expect(await allMintBatches(app)).toEqual([expect.objectContaining({ status: 'confirmed' })]);
+  });
+
+  it('mints exactly once when two processes on one database verify the same reference at once', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 500);
+    const secondProcess = await startPaymentsApp(env, { reset: false });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? app : secondProcess).http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference: intent.reference }),
+        ),
+      );
+
+      const bodies = answers.map((a) => a.body);
+      expect(bodies.filter((b) => b.success === true)).toEqual([{ success: true, amount: 500, userId: expect.any(String) }]);
+      expect(bodies.filter((b) => b.success !== true)).toEqual(Array(19).fill({ success: false, message: 'Payment already processed' }));
+      await paymentBecomes(app, intent.reference, 'minted');
+      expect(await balanceOf(user)).toBe('500.0000000');
+      expect(await mintRecords(app, user.userId)).toHaveLength(1);
+    } finally {
+      await secondProcess.close();
+    }
+  });
+});
+
+type Outcome = 'success' | 'already' | string;
+
+function outcomeOfVerify(res: { status: number; body: { success?: boolean; message?: string } }): Outcome {
+  if (res.status === 200 && res.body.success === true) return 'success';
+  if (res.status === 200 && res.body.message === 'Payment already processed') return 'already';
+  return `verify ${res.status} ${JSON.stringify(res.body)}`;
+}
+
+function outcomeOfPage(res: { status: number; text: string }): Outcome {
+  if (res.status === 200 && res.text.includes('<h1>Payment successful</h1>')) return 'success';
+  if (res.status === 200 && res.text.includes('<h1>Payment already processed</h1>')) return 'already';
+  return `callback ${res.status}`;
+}
+
+function countBy(values: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+}
+
+describe('crash windows finished by the reconciler', () => {
+  /** A verified payment whose envelope was stored and signed, then the process "crashed" before submitting it. */
+  async function envelopeStoredNotSubmitted(user: CreatedUser, naira: number) {
+    const intent = await paidIntent(app, user, naira);
+    const crash = crashAfterStoringEnvelope(app.container);
+    const answer = await verify(user, intent.reference);
+    crash.restore();
+    // The buyer was told it worked: the reference is consumed; the reconciler owes the mint.
+    expect(answer.body).toMatchObject({ success: true, amount: naira });
+    expect(crash.stored).toHaveLength(1);
+    const stored = crash.stored[0]!;
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: stored.hash });
+    expect(await balanceOf(user)).toBe('0.0000000');
+    return { reference: intent.reference, stored };
+  }
+
+  it('submits an envelope that was stored but never submitted, once, and a second run changes nothing', async () => {
+    const user = await createUser(app);
+    const { reference, stored } = await envelopeStoredNotSubmitted(user, 300);
+
+    await app.container.reconciler.run();
+
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect(await paymentRow(app, reference)).toMatchObject({ status: 'minted', mintTxHash: stored.hash });
+    expect((await mintRecords(app, user.userId)).map((r) => r.ledgerTransactionId)).toEqual([stored.hash]);
+
+    await app.container.reconciler.run();
+
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect(await mintRecords(app, user.userId)).toHaveLength(1);
+  });
+
+  it('confirms by hash an envelope the ledger applied while the database never heard, without minting again', async () => {
+    const user = await createUser(app);
+    const { reference, stored } = await envelopeStoredNotSubmitted(user, 300);
+    const client = app.container.ledgerRuntime.client;
+    await client.submit(TransactionBuilder.fromXDR(stored.envelopeXdr, client.networkPassphrase) as Transaction);
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect(await paymentRow(app, reference)).toMatchObject({ status: 'verified' });
+
+    await app.container.reconciler.run();
+
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect(await paymentRow(app, reference)).toMatchObject({ status: 'minted' });
+    expect((await mintRecords(app, user.userId)).map((r) => r.ledgerTransactionId)).toEqual([stored.hash]);
+  });
+
+  it('is finished by a fresh process on the same database, which reconciles at start', async () => {
+    const user = await createUser(app);
+    const { reference, stored } = await envelopeStoredNotSubmitted(user, 300);
+    await app.close();
+
+    app = await startPaymentsApp(env, { reset: false });
+    app.container.start();
+
+    await paymentBecomes(app, reference, 'minted');
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect((await mintRecords(app, user.userId)).map((r) => r.ledgerTransactionId)).toEqual([stored.hash]);
+  });
+
+  it('mints anew, once, when the stored envelope can never apply because its sequence number was used', async () => {
+    const user = await createUser(app);
+    const other = await createUser(app);
+    const { reference, stored } = await envelopeStoredNotSubmitted(user, 300);
+    // Another distribution-account transaction takes the sequence number the stored envelope was signed with.
+    await app.http.post('/api/payments/mint-tokens').set(bearer(await adminToken(app))).send({ userId: other.userId, amount: 1 }).expect(200);
+
+    await app.container.reconciler.run();
+
+    expect(await balanceOf(user)).toBe('300.0000000');
+    const row = await paymentRow(app, reference);
+    expect(row).toMatchObject({ status: 'minted' });
+    expect(row!.mintTxHash).not.toBe(stored.hash);
+    expect((await mintRecords(app, user.userId)).map((r) => r.ledgerTransactionId)).toEqual([row!.mintTxHash]);
+    const batches = await allMintBatches(app);
+    expect(batches.find((b) => b.txHash === stored.hash)?.status).toBe('dead');
+    expect(batches.find((b) => b.txHash === row!.mintTxHash)?.status).toBe('confirmed');
+  });
+
+  it('mints a payment consumed but never signed once it has been idle, and not before', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 300);
+    const hooks = app.container.ledgerRuntime.distributionHooks;
+    const storeEnvelope = hooks.onSigned!;
+    hooks.onSigned = () => Promise.reject(new Error('simulated crash before the envelope was stored'));
+    await verify(user, intent.reference).expect(200);
+    hooks.onSigned = storeEnvelope;
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: null });
+
+    await app.container.reconciler.run();
+    // Still the live path's for a while (it may be minting it in another process).
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified' });
+
+    await app.container.database.db.execute(sql`update payments set updated_at = now() - interval '2 minutes' where reference = ${intent.reference}`);
+    await app.container.reconciler.run();
+
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minted' });
+    expect(await balanceOf(user)).toBe('300.0000000');
+    expect(await mintRecords(app, user.userId)).toHaveLength(1);
+  });
+});
