@@ -84,7 +84,9 @@ export class PaymentService {
       this.logger.warn({ reference, currency: verified.currency }, 'provider amount or currency differs from the recorded payment');
       return { kind: 'mismatch' };
     }
-    const wallet = await this.wallets.findByUserId(known.userId);
+    // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
+    // key the service keeps, rather than being refused.
+    const wallet = (await this.wallets.findByUserId(known.userId)) ?? (await this.wallets.findArchivedByUserId(known.userId));
     if (!wallet) return { kind: 'unknown' };
 
     const consumed = await this.payments.consume(reference, this.tokensFor(known.amountKobo), wallet.publicKey, verified.raw);

@@ -225,3 +225,17 @@ describe('crash windows finished by the reconciler', () => {
     expect(await mintRecords(app, user.userId)).toHaveLength(1);
   });
 });
+
+describe('a buyer deleted after paying', () => {
+  it('still gets the tokens, on the archived wallet, when the provider redirect arrives', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 500);
+    await app.http.delete(`/api/admin/users/${user.userId}`).set(bearer(await adminToken(app))).expect(200);
+
+    const page = await app.http.get(`/api/payments/callback?reference=${intent.reference}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Payment successful');
+    expect((await paymentBecomes(app, intent.reference, 'minted')).destinationPublicKey).toBe(user.ledgerPublicKey);
+    expect(Number(await balanceOf(user))).toBeGreaterThan(0);
+  });
+});

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { archivedWallets, wallets } from '../schema';
 
@@ -31,6 +31,17 @@ export class WalletRepository {
       .update(wallets)
       .set({ status: 'active', activatedAt: new Date() })
       .where(and(eq(wallets.userId, userId), eq(wallets.status, 'pending')));
+  }
+
+  /** The most recently archived wallet of a deleted user. */
+  async findArchivedByUserId(userId: string): Promise<{ publicKey: string } | undefined> {
+    const [row] = await this.db
+      .select({ publicKey: archivedWallets.publicKey })
+      .from(archivedWallets)
+      .where(eq(archivedWallets.userId, userId))
+      .orderBy(desc(archivedWallets.archivedAt))
+      .limit(1);
+    return row;
   }
 
   /** Removes the wallet row and returns it, for archiving in the same transaction. */
