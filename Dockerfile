@@ -10,14 +10,22 @@ RUN npm run build
 
 # Runtime stage: production dependencies only, non-root, migrations shipped beside the code.
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production
+ENV NODE_ENV=production \
+    PORT=3000 \
+    DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# dist/db/client.js applies the migrations from ../../drizzle, i.e. /app/drizzle.
 COPY drizzle ./drizzle
+# The code stays root-owned (read-only to the service); only DATA_DIR is writable. In production
+# nothing is written there (every outside system is configured); without NODE_ENV=production it
+# holds the embedded database, sandbox ledger, outbox and generated secrets: mount a volume.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# node as PID 1 receives SIGTERM directly: server.ts stops accepting, finishes requests, closes the database.
 CMD ["node", "dist/server.js"]

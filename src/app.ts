@@ -2,8 +2,10 @@ import cors from 'cors';
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
 import type { Logger } from './logger';
+import type { ServiceMetrics } from './metrics/metrics';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { requestContext } from './middleware/request-context';
+import { docsRouter } from './routes/docs.routes';
 import { buildRouter, type RouteDef, type RouteGuards } from './routes/route-table';
 import { pagesRouter } from './routes/pages.routes';
 
@@ -20,6 +22,8 @@ export interface AppDeps {
   trustProxy?: string;
   /** Readiness probe: resolves when the service can do its work. */
   ready?: () => Promise<boolean>;
+  /** Prometheus metrics: times every request and answers GET /metrics (public; restrict it at the proxy). */
+  metrics?: ServiceMetrics;
 }
 
 /** Builds the HTTP application. It never listens: server.ts and the tests do that. */
@@ -28,6 +32,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
   app.use(requestContext(deps.logger));
+  if (deps.metrics) app.use(deps.metrics.observeRequests);
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));
 
@@ -38,6 +43,9 @@ export function createApp(deps: AppDeps): Express {
     const ready = deps.ready ? await deps.ready().catch(() => false) : true;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
   });
+  if (deps.metrics) app.get('/metrics', deps.metrics.handler);
+  // GET /openapi.json and Swagger UI at /docs, generated from the same route tables mounted below.
+  app.use(docsRouter(deps.routeGroups));
 
   for (const [path, router] of Object.entries(deps.rawMounts ?? {})) app.use(path, router);
   app.use(express.json({ limit: '100kb', strict: true }));

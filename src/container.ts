@@ -16,8 +16,10 @@ import { PasswordResetRepository } from './db/repositories/password-reset.reposi
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
-import { LedgerRuntime } from './ledger/ledger-runtime';
+import { LedgerRuntime, type ReadyLedger } from './ledger/ledger-runtime';
 import type { Logger } from './logger';
+import { ServiceMetrics } from './metrics/metrics';
+import { countPaymentsByStatus } from './metrics/payment-counts';
 import { authenticate } from './middleware/auth';
 import { adminRoutes } from './routes/admin.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
@@ -53,6 +55,7 @@ export interface Container {
   activation: WalletActivationService;
   payments: PaymentService;
   reconciler: MintReconciler;
+  metrics: ServiceMetrics;
   /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
   routeGroups: Record<string, RouteDef[]>;
   app: Express;
@@ -134,6 +137,14 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
   const { sandboxes, horizonUrl, paystack } = await embeddedSandboxes(config);
+  const metrics = new ServiceMetrics();
+  // The queue depth gauge reads the distribution submitter, which exists once the ledger is
+  // bootstrapped. A submission result means a bootstrap has begun, so asking ready() then never
+  // starts one of its own.
+  let readyLedger: ReadyLedger | undefined;
+  const trackReady = () => {
+    if (!readyLedger) ledgerRuntime.ready().then((ready) => (readyLedger = ready), () => undefined);
+  };
   const ledgerRuntime = new LedgerRuntime({
     client: new StellarClient({ horizonUrl, networkPassphrase: networkPassphraseFor(config) }),
     database,
@@ -145,6 +156,10 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     friendbotUrl: friendbotFor(config, horizonUrl),
     channelCount: config.ledger.channelCount,
     logger,
+    onResult: (code) => {
+      metrics.countLedgerResult(code);
+      trackReady();
+    },
   });
 
   const userRepo = new UserRepository(db);
@@ -194,8 +209,13 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
     '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
+  metrics.setSources({
+    paymentsByStatus: () => countPaymentsByStatus(db),
+    distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
+  });
   const app = createApp({
     logger,
+    metrics,
     guards: { requireRole },
     routeGroups,
     mounts: sandboxes.mounts,
@@ -229,10 +249,14 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     activation,
     payments,
     reconciler,
+    metrics,
     routeGroups,
     app,
     start() {
-      ledgerRuntime.ready().catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
+      ledgerRuntime
+        .ready()
+        .then((ready) => (readyLedger = ready))
+        .catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
       activation.start();
       reconciler.start(30_000);
     },

@@ -1,0 +1,249 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+  type ZodMediaTypeObject,
+} from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import type { Access, RouteDef } from '../routes/route-table';
+import { groupOf, type RouteGroup } from './error-shapes';
+import { errorSchemaOf, exampleErrorBody, GENERIC_MESSAGE, STATUS_TEXT } from './openapi/error-bodies';
+import { ROUTE_NOTES, routeKey, type RouteNotes } from './openapi/route-notes';
+import { serviceOperations } from './openapi/service-operations';
+import { paginationQuery } from './schemas';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+const ACCESS_TEXT: Record<Access, string> = {
+  public: '**Access: public** (no token).',
+  user: '**Access: user** — `Authorization: Bearer <token>` from `POST /api/users/login`; an admin token gets 403.',
+  admin: '**Access: admin** — `Authorization: Bearer <token>` from `POST /api/admin/login`; a user token gets 403.',
+  any: '**Access: any signed-in account** — a user or an admin bearer token.',
+};
+
+const TAG_TEXT: Record<string, string> = {
+  Users: 'Accounts, login, profile and password reset. Errors: `{error, details?}`.',
+  Admin: 'Admin accounts, user management, transactions, wallet keys. Errors: `{message, details?}`.',
+  Ledger: 'Balances, transfers and token issuance on the ledger. Errors: `{error, details?}`; a transfer to a missing receiver is plain text.',
+  Payments: 'Naira purchases through Paystack and token minting. Errors: `{success: false, message}`; the callback answers HTML pages.',
+  Operations: 'Health, readiness, metrics and this document.',
+};
+
+const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers on a Stellar ledger, and token purchases paid in Naira through Paystack.
+
+**Authentication.** Protected routes take \`Authorization: Bearer <JWT>\`. User tokens come from \`POST /api/users/login\` (1 hour), admin tokens from \`POST /api/admin/login\` (2 hours). A missing, expired or invalid token is 401; a valid token of the wrong role is 403. Each operation states its access: public, user, admin or any.
+
+**Errors.** Each route group keeps one error body: \`/api/users\` and \`/api/ledger\` answer \`{error, details?}\`, \`/api/admin\` answers \`{message, details?}\`, \`/api/payments\` answers \`{success: false, message}\`. Validation failures list the invalid fields in \`details\`.
+
+**Lists** take \`?limit\` (default 100, at most 1000) and \`?offset\`; the body is an array and the total is in \`X-Total-Count\`.
+
+**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header: the same key and body replay the first answer without moving money again.`;
+
+/** `/users/:userId` -> `/users/{userId}`. */
+export const toOpenApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** The full Express path of a route-table row. */
+export const fullPathOf = (base: string, route: Pick<RouteDef, 'path'>) => (route.path === '/' ? base : `${base}${route.path}`);
+
+const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `post /api/users/signup` -> `postUsersSignup`; `{userId}` -> `ByUserId`. Unique per method and path. */
+export function operationIdOf(method: string, fullPath: string): string {
+  const words = fullPath
+    .split('/')
+    .filter((s) => s !== '' && s !== 'api')
+    .flatMap((segment) => {
+      const param = /^:(.+)$/.exec(segment);
+      if (param) return [`By${pascal(param[1]!)}`];
+      return segment.split(/[^A-Za-z0-9]+/).filter(Boolean).map(pascal);
+    });
+  return `${method}${words.join('')}`;
+}
+
+const tagOf = (base: string) => pascal(base.split('/').filter(Boolean).pop() ?? 'api');
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** A JSON media type with one example, or several named ones. */
+function jsonContent(schema: ZodMediaTypeObject['schema'], examples: { example?: unknown; examples?: RouteNotes['responses'] }): ZodMediaTypeObject {
+  if (examples.examples) return { schema, examples: examples.examples };
+  return examples.example === undefined ? { schema } : { schema, example: examples.example };
+}
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 60)
+    .replace(/^-+|-+$/g, '');
+
+/** The first field a validation error would name, for the example of a 400. */
+function firstField(route: RouteDef): string | undefined {
+  for (const part of ['body', 'params', 'query'] as const) {
+    const schema = route.request?.[part];
+    if (schema instanceof z.ZodObject) {
+      const key = Object.keys(schema.shape)[0];
+      if (key) return `${part}.${key}`;
+    }
+  }
+  return undefined;
+}
+
+/** Route-table params schemas are objects; a path parameter without one is still declared (as a string). */
+function paramsOf(route: RouteDef): z.ZodObject | undefined {
+  const declared = route.request?.params;
+  if (declared instanceof z.ZodObject) return declared;
+  if (declared) throw new Error(`OpenAPI: params of ${route.method.toUpperCase()} ${route.path} must be a z.object()`);
+  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  return names.length > 0 ? z.object(Object.fromEntries(names.map((n) => [n, z.string()]))) : undefined;
+}
+
+function queryOf(route: RouteDef, notes: RouteNotes): z.ZodObject | undefined {
+  const declared = route.request?.query ?? notes.query;
+  if (declared === undefined || declared instanceof z.ZodObject) return declared;
+  throw new Error(`OpenAPI: query of ${route.method.toUpperCase()} ${route.path} must be a z.object()`);
+}
+
+const idempotencyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,200}$/)
+    .optional()
+    .meta({ description: 'Optional. The same key and body from the same caller within 24 hours replays the first answer; another body is 409.' }),
+});
+
+function successResponse(route: RouteDef, notes: RouteNotes): ResponseConfig {
+  const { schema, contentType } = route.response ?? {};
+  const response: ResponseConfig = { description: route.summary };
+  if (route.request?.query === paginationQuery) {
+    response.headers = { 'X-Total-Count': { description: 'Total number of items; the body holds one page', schema: { type: 'integer', minimum: 0 } } };
+  }
+  const examples = { example: notes.response, examples: notes.responses };
+  if (schema) response.content = { 'application/json': jsonContent(schema, examples) };
+  else if (contentType) response.content = { [contentType]: jsonContent({ type: 'string' }, examples) };
+  return response;
+}
+
+/** Error statuses of a route: the generic ones its row implies, then its own (ROUTE_NOTES). */
+function errorMessages(route: RouteDef, notes: RouteNotes): Map<number, string[]> {
+  const statuses = new Map<number, string[]>();
+  const add = (status: number, messages: string[]) => statuses.set(status, [...(statuses.get(status) ?? []), ...messages]);
+  if (route.request) add(400, [GENERIC_MESSAGE[400]!]);
+  if (route.request?.body) add(413, [GENERIC_MESSAGE[413]!]);
+  if (route.access !== 'public') add(401, [GENERIC_MESSAGE[401]!]);
+  if (route.access === 'user' || route.access === 'admin') add(403, [GENERIC_MESSAGE[403]!]);
+  for (const [status, messages] of Object.entries(notes.errors ?? {})) add(Number(status), messages);
+  if (notes.plainText400 && !statuses.has(400)) add(400, []);
+  return new Map([...statuses.entries()].sort(([a], [b]) => a - b));
+}
+
+function errorResponse(status: number, messages: string[], route: RouteDef, group: RouteGroup, notes: RouteNotes): ResponseConfig {
+  const response: ResponseConfig = { description: STATUS_TEXT[status] ?? `Error ${status}` };
+  if (status === 503) response.headers = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
+  if (notes.htmlErrors) {
+    response.content = { 'text/html': { schema: { type: 'string' }, example: `<!doctype html><html lang="en"><body><p>${messages[0] ?? ''}</p></body></html>` } };
+    return response;
+  }
+  const field = firstField(route);
+  const bodies = messages.map((message) =>
+    exampleErrorBody(group, message, status === 400 && message === GENERIC_MESSAGE[400] && field ? { path: field, message: 'Invalid input' } : undefined),
+  );
+  const content: NonNullable<ResponseConfig['content']> = {};
+  if (bodies.length === 1) content['application/json'] = { schema: errorSchemaOf(group), example: bodies[0] };
+  else if (bodies.length > 1) {
+    content['application/json'] = {
+      schema: errorSchemaOf(group),
+      examples: Object.fromEntries(bodies.map((value, i) => [slug(messages[i]!), { summary: messages[i]!, value }])),
+    };
+  }
+  if (status === 400 && notes.plainText400) content['text/plain'] = { schema: { type: 'string' }, example: notes.plainText400 };
+  response.content = content;
+  return response;
+}
+
+/** One route-table row as an OpenAPI operation. */
+function describeRoute(base: string, route: RouteDef): RouteConfig {
+  const fullPath = fullPathOf(base, route);
+  const notes = ROUTE_NOTES[routeKey(route.method, fullPath)] ?? {};
+  const group = groupOf(fullPath);
+  const body = route.request?.body;
+  const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: successResponse(route, notes) };
+  for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, group, notes);
+  return {
+    method: route.method,
+    path: toOpenApiPath(fullPath),
+    operationId: operationIdOf(route.method, fullPath),
+    summary: route.summary,
+    description: [ACCESS_TEXT[route.access], notes.description].filter(Boolean).join('\n\n'),
+    tags: [tagOf(base)],
+    security: route.access === 'public' ? [] : [{ bearerAuth: [] }],
+    'x-access': route.access,
+    request: {
+      params: paramsOf(route),
+      query: queryOf(route, notes),
+      headers: notes.idempotent ? idempotencyHeader : undefined,
+      body: body ? { required: true, content: { 'application/json': jsonContent(body, { example: notes.request }) } } : undefined,
+    },
+    responses,
+  };
+}
+
+/**
+ * Query and path values arrive as text, so they can never be JSON null. The generator decides
+ * nullability by trying to parse null, which z.coerce.number() accepts (null -> 0): drop it.
+ */
+function withoutNullParameters(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: { schema?: { type?: unknown } }[] }>)) {
+      for (const parameter of operation.parameters ?? []) {
+        const type = parameter.schema?.type;
+        if (Array.isArray(type) && type.includes('null')) {
+          const rest = type.filter((t) => t !== 'null');
+          parameter.schema!.type = rest.length === 1 ? rest[0] : rest;
+        }
+      }
+    }
+  }
+  return doc;
+}
+
+/**
+ * The OpenAPI 3.1 document of the service, generated from the route tables (the same zod schemas
+ * that validate requests) plus the few routes outside them (health, metrics, the webhook).
+ * Request schemas are documented as their input types: what a client sends, before transforms.
+ */
+export function buildOpenApiDocument(routeGroups: Record<string, RouteDef[]>): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A user token (POST /api/users/login, 1 hour) or an admin token (POST /api/admin/login, 2 hours)',
+  });
+  for (const [base, routes] of Object.entries(routeGroups)) {
+    for (const route of routes) registry.registerPath(describeRoute(base, route));
+  }
+  for (const operation of serviceOperations) registry.registerPath(operation);
+
+  const tags = [...Object.keys(routeGroups).map(tagOf), 'Operations'].map((name) => ({
+    name,
+    description: TAG_TEXT[name] ?? `Routes under /api/${name.toLowerCase()}`,
+  }));
+  const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'Wallet Service API', version: packageVersion(), description: DESCRIPTION },
+    tags,
+  });
+  delete doc.webhooks;
+  return withoutNullParameters(doc);
+}

@@ -1,0 +1,38 @@
+/**
+ * Example values shared by the OpenAPI examples. They are shaped like real ones (the public keys
+ * pass the checksum, the ids are v4 UUIDs) but belong to nothing: the secret key is a placeholder.
+ */
+export const EXAMPLE = {
+  userId: '716e1631-6b18-47b5-8d75-a5589a2575b4',
+  adminId: '7b4982ee-da1a-442a-982c-41797706f0c6',
+  transactionId: 'bb58cf54-ae91-4e9c-8dfb-b8f0ba090933',
+  publicKey: 'GBOBNVHWT4UAQK4BSMEKCXRUVIQAXOPIH3S22BANHKMWRTYEJP4FLTFI',
+  receiverPublicKey: 'GDMMAKHXSEYB2GSGRPLZJHAQA56UT7LGCCZCY745KGRASREFWW6YASFR',
+  issuerPublicKey: 'GAWX42OQLRR53R6DEB2G34R4SSMF7JEH742FHBAVOAUCBJMMYYSCL65V',
+  secretKey: 'SEXAMPLESECRETKEYEXAMPLESECRETKEYEXAMPLESECRETKEYEXAMPLE',
+  txHash: '3839ac597416bda9cb2045d45083e2eb566911dea784cf87b4f3bec29ae38e32',
+  jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3MTZlMTYzMSIsInJvbGUiOiJ1c2VyIn0.c2lnbmF0dXJl',
+  reference: 'wlt-0d3f5c7a-8e21-4b6c-9f4d-2a7b1c9e5f30',
+  createdAt: '2025-01-15T10:30:00.000Z',
+  username: 'ada_lovelace',
+  email: 'ada@example.com',
+} as const;
+
+export const exampleProfile = {
+  username: EXAMPLE.username,
+  email: EXAMPLE.email,
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  ledgerPublicKey: EXAMPLE.publicKey,
+};
+
+export const exampleTransaction = {
+  transactionId: EXAMPLE.transactionId,
+  ledgerTransactionId: EXAMPLE.txHash,
+  from: EXAMPLE.publicKey,
+  to: EXAMPLE.receiverPublicKey,
+  assetAmount: 20,
+  assetCode: 'WLT',
+  userId: EXAMPLE.userId,
+  createdAt: EXAMPLE.createdAt,
+};

@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { EXAMPLE, exampleProfile, exampleTransaction } from './examples';
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
+
+/**
+ * What the OpenAPI document says about a route beyond its route-table row: examples and the
+ * failures specific to it. The generic ones (validation 400 for a route with schemas, 413 for a
+ * body, 401 without a valid token, 403 for the wrong role) are derived from the row itself.
+ */
+export interface RouteNotes {
+  /** Example request body. */
+  request?: unknown;
+  /** Example success body (JSON value, or the text of a text/plain or text/html answer). */
+  response?: unknown;
+  /** Several named success examples, for a route whose success answer has distinct forms. */
+  responses?: Record<string, { summary: string; value: unknown }>;
+  /** Route-specific failures: status -> example messages, in the group's error shape. */
+  errors?: Partial<Record<ErrorStatus, string[]>>;
+  /** Honours the optional Idempotency-Key header (CONTRACT 5). */
+  idempotent?: boolean;
+  /** More than the summary says. */
+  description?: string;
+  /** Query parameters the handler parses itself (so the table declares no query schema). */
+  query?: z.ZodObject;
+  /** Failures answer an HTML page instead of the group's JSON body. */
+  htmlErrors?: boolean;
+  /** The spec's one plain-text failure (400 when the receiver does not exist on the ledger). */
+  plainText400?: string;
+}
+
+const UNAVAILABLE = {
+  ledger: 'Ledger unavailable, try again later',
+  provider: 'Payment provider unavailable, try again later',
+  mail: 'Mail service unavailable, try again later',
+};
+const RATE_LIMITED = 'Too many requests, try again later';
+
+/** Keyed by `METHOD /full/path` as Express spells the path (`:param`). The test checks every key is a real route. */
+export const ROUTE_NOTES: Record<string, RouteNotes> = {
+  'POST /api/users/signup': {
+    request: { username: EXAMPLE.username, email: EXAMPLE.email, password: 'correct-horse-battery', firstName: 'Ada', lastName: 'Lovelace' },
+    response: { message: 'User registered successfully', userId: EXAMPLE.userId },
+    description: 'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer.',
+    errors: { 400: ['Email or username already exists'], 429: [RATE_LIMITED] },
+  },
+  'POST /api/users/login': {
+    request: { identifier: EXAMPLE.username, password: 'correct-horse-battery' },
+    response: { message: 'Login successful', token: EXAMPLE.jwt, profile: exampleProfile },
+    description: 'The token is valid for 1 hour. `identifier` is the username or the e-mail address.',
+    errors: { 401: ['Invalid credentials'], 429: [RATE_LIMITED] },
+  },
+  'GET /api/users/profile': {
+    response: { ...exampleProfile, ledgerSecretKey: EXAMPLE.secretKey },
+    description: 'Carries the wallet secret key: answered only over HTTPS in production (403 otherwise), never cached.',
+  },
+  'POST /api/users/send-reset-password-email': {
+    request: { email: EXAMPLE.email },
+    response: { message: 'If an account exists for that email, a password reset link has been sent' },
+    description: 'Answers the same whether or not the address is known. The link expires after 1 hour.',
+    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.mail] },
+  },
+  'POST /api/users/reset-password': {
+    request: { token: EXAMPLE.jwt, newPassword: 'a-new-strong-password' },
+    response: { message: 'Password has been reset successfully' },
+    description: 'A reset token works once; any later password change invalidates it too.',
+    errors: { 401: ['Reset token expired'], 403: ['Reset token invalid'], 429: [RATE_LIMITED] },
+  },
+
+  'POST /api/admin/login': {
+    request: { email: 'root@example.com', password: 'admin-password-1' },
+    response: { message: 'Login successful', token: EXAMPLE.jwt },
+    description: 'The token is valid for 2 hours.',
+    errors: { 401: ['Invalid credentials'], 404: ['Admin not found'], 429: [RATE_LIMITED] },
+  },
+  'POST /api/admin/provision': {
+    request: { email: 'ops@example.com', password: 'another-admin-password' },
+    response: { message: 'Admin created successfully', adminId: EXAMPLE.adminId },
+    errors: { 409: ['An admin with this email already exists'] },
+  },
+  'GET /api/admin/users': {
+    response: [{ userId: EXAMPLE.userId, ...exampleProfile, createdAt: EXAMPLE.createdAt }],
+  },
+  'PUT /api/admin/users/:userId': {
+    request: { firstName: 'Augusta', lastName: 'King' },
+    response: { message: 'User updated successfully' },
+    errors: { 404: ['User not found'], 409: ['Username or email already taken'] },
+  },
+  'DELETE /api/admin/users/:userId': {
+    response: { message: 'User deleted successfully' },
+    description: 'Transaction and payment records stay (financial history); the wallet key is archived, so its tokens stay reachable.',
+    errors: { 404: ['User not found'] },
+  },
+  'GET /api/admin/transactions': {
+    response: [{ ...exampleTransaction, user: { username: EXAMPLE.username, email: EXAMPLE.email } }],
+    description: '`user` is null when the owner account has been deleted.',
+  },
+  'GET /api/admin/users/:userId/transactions': {
+    response: [exampleTransaction],
+    errors: { 404: ['User not found'] },
+  },
+  'GET /api/admin/users/:userId/wallet': {
+    response: { ledgerPublicKey: EXAMPLE.publicKey, ledgerSecretKey: EXAMPLE.secretKey },
+    description: 'Carries the wallet secret key: answered only over HTTPS in production (403 otherwise), never cached.',
+    errors: { 404: ['User not found'] },
+  },
+
+  'GET /api/ledger/check-balance/:publicKey': {
+    response: {
+      balances: [
+        { asset_type: 'credit_alphanum4', balance: '30.0000000' },
+        { asset_type: 'native', balance: '2.4999900' },
+      ],
+    },
+    errors: { 404: ['Account not found on the ledger'], 503: [UNAVAILABLE.ledger] },
+  },
+  'POST /api/ledger/transfer': {
+    request: { receiverPublicKey: EXAMPLE.receiverPublicKey, amount: 20 },
+    response: {
+      message: 'Transfer successful',
+      result: {
+        hash: EXAMPLE.txHash,
+        ledger: 1234,
+        transactionId: EXAMPLE.transactionId,
+        from: EXAMPLE.publicKey,
+        to: EXAMPLE.receiverPublicKey,
+        amount: '20.0000000',
+        assetCode: 'WLT',
+      },
+    },
+    idempotent: true,
+    description: '`amount` is a JSON number or a decimal string: positive, at most 7 decimal places.',
+    plainText400: 'Receiver account does not exist on the ledger',
+    errors: {
+      400: ['Insufficient balance', 'Receiver has no trustline for WLT'],
+      409: ["The receiver's wallet is not active on the ledger yet", 'Idempotency-Key was already used with a different request'],
+      502: ['Ledger rejected the transaction (tx_failed)'],
+      503: [UNAVAILABLE.ledger],
+    },
+  },
+  'GET /api/ledger/transactions/:userId': {
+    response: [exampleTransaction],
+    description: 'Only the caller\'s own userId; another id answers 403.',
+  },
+  'POST /api/ledger/create-asset': {
+    request: { assetCode: 'WLT', amount: '1000' },
+    response: `Issued 1000.0000000 WLT to the distribution account (transaction ${EXAMPLE.txHash})`,
+    description: '`assetCode` must be the service token code. The trustline on the distribution account is created when missing.',
+    errors: { 502: ['Ledger rejected the transaction (tx_failed)'], 503: [UNAVAILABLE.ledger] },
+  },
+  'GET /api/ledger/check-admin-balance/:publicKey': {
+    response: {
+      balances: [
+        { asset_code: 'WLT', asset_issuer: EXAMPLE.issuerPublicKey, balance: '99950.0000000' },
+        { asset_code: 'XLM', asset_issuer: '', balance: '9979.9999500' },
+      ],
+    },
+    errors: { 404: ['Account not found on the ledger'], 503: [UNAVAILABLE.ledger] },
+  },
+
+  'POST /api/payments/create-payment-intent': {
+    request: { amount: 5000 },
+    response: { authorization_url: `https://checkout.paystack.com/0peioxfhpn`, access_code: '0peioxfhpn', reference: EXAMPLE.reference },
+    description: '`amount` is in Naira (at most 2 decimal places); the provider is sent kobo (Naira x 100). Redirect the buyer to `authorization_url`.',
+    errors: { 502: ['Payment provider error'], 503: [UNAVAILABLE.provider] },
+  },
+  'POST /api/payments/verify-payment': {
+    request: { reference: EXAMPLE.reference },
+    responses: {
+      verified: { summary: 'Verified; the tokens are minted', value: { success: true, amount: 5000, userId: 'CUS_8d1x0q3k2w' } },
+      alreadyProcessed: { summary: 'The reference was processed before', value: { success: false, message: 'Payment already processed' } },
+    },
+    description: 'Each reference succeeds once; a later call answers 200 `{success: false, message}`. A user may verify only their own payments.',
+    errors: {
+      400: ['Payment not successful (status: abandoned)'],
+      404: ['Payment reference not found'],
+      502: ['Payment provider error'],
+      503: [UNAVAILABLE.provider],
+    },
+  },
+  'POST /api/payments/mint-tokens': {
+    request: { userId: EXAMPLE.userId, amount: 50 },
+    response: { success: true, message: `Minted 50.0000000 WLT (transaction ${EXAMPLE.txHash})` },
+    idempotent: true,
+    description: '`amount` is in tokens. Minting creates money, so only an admin token is accepted.',
+    errors: {
+      404: ['User not found'],
+      409: ['User wallet is not active on the ledger yet; try again shortly', 'Idempotency-Key was already used with a different request'],
+      502: ['Ledger rejected the transaction (tx_failed)'],
+      503: [UNAVAILABLE.ledger],
+    },
+  },
+  'GET /api/payments/callback': {
+    query: z.object({
+      reference: z.string().max(100).optional().meta({ description: 'The payment reference (the provider adds it).' }),
+      trxref: z.string().max(100).optional().meta({ description: 'The same reference under the name Paystack also uses.' }),
+    }),
+    response: '<!doctype html><html lang="en"><head><title>Payment successful</title></head><body>…</body></html>',
+    description: "The provider redirects the buyer's browser here; the page shows success, error or already processed. Failures are HTML pages too.",
+    htmlErrors: true,
+    errors: {
+      400: ['The payment reference is missing.'],
+      404: ['This payment reference is unknown.'],
+      502: ['The payment could not be verified. Reload this page in a moment.'],
+      503: ['The payment provider could not be reached. Reload this page in a moment.'],
+    },
+  },
+};
+
+export const routeKey = (method: string, fullPath: string) => `${method.toUpperCase()} ${fullPath}`;

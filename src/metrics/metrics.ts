@@ -1,0 +1,104 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PAYMENT_STATUSES, type PaymentStatus } from './payment-counts';
+import { routeLabel } from './route-label';
+
+/** What the scrape reads from the rest of the service, installed once those parts exist. */
+export interface MetricsSources {
+  /** Payment records per status, from the database. */
+  paymentsByStatus(): Promise<Record<PaymentStatus, number>>;
+  /** Jobs waiting in the distribution account's submitter; undefined while the ledger is not ready. */
+  distributionQueueDepth(): number | undefined;
+}
+
+let processRegistry: Registry | undefined;
+
+/**
+ * Node.js process metrics (CPU, memory, event loop lag, GC) describe the process, not one app:
+ * one registry per process, shared by every app in it (tests build many apps in one process).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The Prometheus metrics of one app instance, in its own registry (never prom-client's global
+ * one, so apps built side by side never share or clash over series).
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly exposed: Registry;
+  private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  private readonly ledgerSubmissions: Counter<'result'>;
+  private sources: MetricsSources | undefined;
+
+  constructor() {
+    const registers = [this.registry];
+    this.httpDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.ledgerSubmissions = new Counter({
+      name: 'ledger_submissions_total',
+      help: 'Ledger transaction submissions by result code (tx_success, a Stellar result code, or unavailable)',
+      labelNames: ['result'],
+      registers,
+    });
+    const payments: Gauge<'status'> = new Gauge({
+      name: 'payments_by_status',
+      help: 'Payment records by status, read from the database at scrape time (verified = paid, not yet minted)',
+      labelNames: ['status'],
+      registers,
+      collect: async () => {
+        if (!this.sources) return;
+        try {
+          const counts = await this.sources.paymentsByStatus();
+          for (const status of PAYMENT_STATUSES) payments.set({ status }, counts[status]);
+        } catch {
+          // Database unreachable: no payment series in this scrape rather than stale numbers or a failed scrape.
+          payments.reset();
+        }
+      },
+    });
+    const queueDepth: Gauge = new Gauge({
+      name: 'ledger_submitter_queue_depth',
+      help: "Jobs waiting in the distribution account's submitter (mints, activations); 0 until the ledger is ready",
+      registers,
+      collect: () => {
+        queueDepth.set(this.sources?.distributionQueueDepth() ?? 0);
+      },
+    });
+    this.exposed = Registry.merge([processMetrics(), this.registry]);
+  }
+
+  /** Installs the scrape-time readers (they need parts built after the metrics). */
+  setSources(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** Counts one ledger submission outcome (the submitters' onResult). */
+  countLedgerResult(code: string): void {
+    this.ledgerSubmissions.inc({ result: code });
+  }
+
+  /** Times every request, labelled by the route pattern that answered it. */
+  readonly observeRequests: RequestHandler = (req, res, next) => {
+    const end = this.httpDuration.startTimer();
+    res.once('finish', () => end({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }));
+    next();
+  };
+
+  /** GET /metrics: this app's metrics and the process metrics, in the Prometheus text format. */
+  readonly handler: RequestHandler = async (_req, res) => {
+    res.setHeader('Content-Type', this.exposed.contentType);
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(await this.exposed.metrics());
+  };
+}
