@@ -13,8 +13,9 @@ const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export function requestContext(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
-    // The embedded sandboxes are called by the service itself: their traffic would double every line.
-    autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/sandbox/') },
+    // The embedded sandboxes are called by the service itself (their traffic would double every
+    // line), and a scraper polls /metrics every few seconds.
+    autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/sandbox/') || req.url === '/metrics' },
     genReqId(req, res) {
       const incoming = req.headers['x-request-id'];
       const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
