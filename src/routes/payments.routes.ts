@@ -71,7 +71,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       summary: 'Mint tokens to a user (admin; optional Idempotency-Key header)',
       request: { body: mintBody },
       after: [idempotent(deps.idempotency, 'payments.mint')],
-      response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string() }) },
+      response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
         const { userId, amount } = req.body as z.infer<typeof mintBody>;
         const { hash } = await ledger.mintToUser(userId, amount);

@@ -180,7 +180,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
   'POST /api/payments/mint-tokens': {
     request: { userId: EXAMPLE.userId, amount: 50 },
-    response: { success: true, message: `Minted 50.0000000 WLT (transaction ${EXAMPLE.txHash})` },
+    response: { success: true, message: `Minted 50.0000000 WLT (transaction ${EXAMPLE.txHash})`, hash: EXAMPLE.txHash },
     idempotent: true,
     description: '`amount` is in tokens. Minting creates money, so only an admin token is accepted.',
     errors: {
