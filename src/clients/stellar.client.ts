@@ -8,6 +8,8 @@ export interface StellarClientOptions {
   networkPassphrase: string;
   /** How long one submission may take before its outcome is treated as unknown. */
   submitTimeoutMs?: number;
+  /** How long a read (account, transaction, root) may take before the ledger counts as unavailable. Default 10000. */
+  readTimeoutMs?: number;
 }
 
 export interface LedgerBalance {
@@ -60,6 +62,11 @@ export class StellarClient {
     this.server = new Horizon.Server(options.horizonUrl, { allowHttp: options.horizonUrl.startsWith('http://') });
     this.networkPassphrase = options.networkPassphrase;
     this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
+    // Found by tests/faults/ledger-faults.test.ts: the SDK's reads have no timeout at all, so a
+    // Horizon that accepts connections and never answers held check-balance, every transfer and
+    // /readyz open forever. Reads now fail as LedgerUnavailableError (503) after this long;
+    // submissions keep their own deadline (submitTimeoutMs) and indeterminate-outcome handling.
+    this.server.httpClient.defaults.timeout = options.readTimeoutMs ?? 10_000;
   }
 
   /** The account, or undefined when it does not exist on the ledger. */

@@ -44,11 +44,26 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   const pool = new Pool({ connectionString: url, max: poolSize });
   // An idle client losing its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);
+  survivesLostConnections(pool);
   const db = drizzle(pool, { schema });
   await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  // Found by tests/faults/database-outage.test.ts: drizzle's pool transaction checks a client out
+  // and sends BEGIN before its try/finally, so a BEGIN that fails (the server restarting) never
+  // releases the client: an outage leaked connections (the pool never drained on close), and
+  // enough of them would leave the pool empty with every query waiting forever. Here the client
+  // is checked out and always released by us, and the transaction runs on it alone.
+  db.transaction = async (work, config) => {
+    const client = await pool.connect();
+    try {
+      return await drizzle(client, { schema }).transaction(work as never, config);
+    } finally {
+      client.release();
+    }
+  };
   // Locks are held across ledger round trips; their own small pool keeps them from starving queries.
   const lockPool = new Pool({ connectionString: url, max: 8 });
   lockPool.on('error', () => undefined);
+  survivesLostConnections(lockPool);
   return {
     db: db as unknown as Database,
     kind: 'postgres',
@@ -72,6 +87,20 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
+/**
+ * Found by tests/faults/database-outage.test.ts: pg-pool listens for errors only on idle clients.
+ * A checked-out client (a transaction, an advisory lock) whose server goes away emits 'error'
+ * with no listener, and Node turns that into an uncaught exception: a PostgreSQL restart during a
+ * signup killed the whole process. The client's queries still fail with the error (the request
+ * answers 503) and the pool discards the broken client on release; this listener only keeps the
+ * event from crashing the process.
+ */
+function survivesLostConnections(pool: { on(event: 'connect', listener: (client: { on(event: 'error', l: (err: Error) => void): unknown }) => void): unknown }): void {
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+}
+
 async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
@@ -88,6 +117,28 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = findPgError(err);
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * Whether a failure means the database could not be reached or went away (a restart, failover or
+ * network cut), as opposed to a bad query: retryable, answered 503 rather than 500.
+ * Found by tests/faults/database-outage.test.ts: during a PostgreSQL restart every request
+ * answered 500 "Internal server error" and was logged as an unhandled bug.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const c = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof c.code === 'string' && (UNAVAILABLE_CODES.has(c.code) || c.code.startsWith('08'))) return true;
+    if (typeof c.message === 'string' && UNAVAILABLE_MESSAGES.some((m) => (c.message as string).includes(m))) return true;
+    current = c.cause;
+  }
+  return false;
+}
+
+/** admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections; socket errors. */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+/** node-postgres reports a dropped connection without a code. */
+const UNAVAILABLE_MESSAGES = ['Connection terminated', 'is not queryable', 'timeout exceeded when trying to connect'];
 
 function findPgError(err: unknown): { code?: string; constraint?: string } | undefined {
   // Drizzle wraps driver errors; the PostgreSQL fields live on the cause.

@@ -6,6 +6,9 @@ export const STROOPS_PER_UNIT = 10_000_000n;
 /** Stellar's largest amount: int64 max stroops. */
 export const MAX_STROOPS = 9_223_372_036_854_775_807n;
 
+/** Decimal digits every double represents exactly (DBL_DIG). */
+const MAX_EXACT_DIGITS = 15;
+
 const DECIMAL = /^(\d{1,12})(?:\.(\d{1,7}))?$/;
 
 /** Parses "12.5" or "0.0000001" into stroops; undefined when it isn't a positive amount within limits. */
@@ -18,13 +21,20 @@ export function parseTokenAmount(text: string): bigint | undefined {
 
 /**
  * A JSON number as its exact decimal text, or undefined when the number has more than
- * `maxDecimals` places. Round-tripping through toFixed rejects numbers whose binary value
- * hides extra digits.
+ * `maxDecimals` places or more than 15 significant digits. Round-tripping through toFixed
+ * rejects numbers whose binary value hides extra digits.
  */
 export function numberToDecimalText(value: number, maxDecimals: number): string | undefined {
   if (!Number.isFinite(value) || value <= 0) return undefined;
   const fixed = value.toFixed(maxDecimals);
-  if (Number(fixed) !== value) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(fixed) || Number(fixed) !== value) return undefined;
+  // Found by the hardening fuzz (tests/security/bad-input.test.ts): past 15 significant digits
+  // the text above is the double's binary value, not what the client wrote, and it still
+  // round-trips. 922337203685.4775808 (one stroop over the maximum) arrived as 922337203685.4775391
+  // and create-asset issued that. A double holds any 15-digit decimal exactly; longer amounts
+  // must come as decimal strings, which stay exact.
+  const significant = fixed.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  if (significant.length > MAX_EXACT_DIGITS) return undefined;
   return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
 }
 

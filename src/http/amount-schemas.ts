@@ -11,7 +11,12 @@ export const tokenAmountSchema = z
     const text = typeof value === 'number' ? numberToDecimalText(value, 7) : value.trim();
     const stroops = text === undefined ? undefined : parseTokenAmount(text);
     if (stroops === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'must be a positive amount with at most 7 decimal places, at most 922337203685.4775807' });
+      // A JSON number past 15 significant digits is refused too (see numberToDecimalText): say how to send it.
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a positive amount with at most 7 decimal places, at most 922337203685.4775807 (send amounts of more than 15 digits as a decimal string)',
+      });
       return z.NEVER;
     }
     return stroops;

@@ -23,7 +23,13 @@ export function validate(schemas: RequestSchemas): RequestHandler {
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
       if (!schema) continue;
-      const result = schema.safeParse(part === 'body' ? (req.body ?? {}) : req[part]);
+      const input: unknown = part === 'body' ? (req.body ?? {}) : req[part];
+      const badText = unstorableTextPath(input);
+      if (badText !== undefined) {
+        details.push({ path: `${part}.${badText || '(root)'}`, message: 'must not contain NUL characters or unpaired UTF-16 surrogates' });
+        continue;
+      }
+      const result = schema.safeParse(input);
       if (result.success) parsed[part] = result.data;
       else details.push(...zodDetails(result.error).map((d) => ({ ...d, path: `${part}.${d.path}` })));
     }
@@ -37,6 +43,35 @@ export function validate(schemas: RequestSchemas): RequestHandler {
     if ('query' in parsed) res.locals.query = parsed.query;
     next();
   };
+}
+
+// Found by the hardening fuzz (tests/security/bad-input.test.ts): PostgreSQL text cannot hold
+// U+0000, so a NUL in a login identifier, a name or a payment reference passed zod and came back
+// as a 500 from the database; an unpaired surrogate was silently stored as U+FFFD (the user
+// saved something other than what they sent). Both are refused here, for every route with a
+// schema, before any service sees them.
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorable = (text: string) => text.includes('\u0000') || UNPAIRED_SURROGATE.test(text);
+
+/**
+ * The dotted path of the first string (value or key) that cannot be stored as PostgreSQL text,
+ * or undefined. Iterative, so a deeply nested body cannot overflow the stack.
+ */
+export function unstorableTextPath(input: unknown): string | undefined {
+  const stack: { value: unknown; path: string }[] = [{ value: input, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (unstorable(value)) return path;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        const childPath = path ? `${path}.${key}` : key;
+        if (unstorable(key)) return childPath;
+        stack.push({ value: child, path: childPath });
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The validated query of a request whose route declared a query schema. */

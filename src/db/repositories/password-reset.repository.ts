@@ -9,6 +9,11 @@ export class PasswordResetRepository {
     await this.db.insert(passwordResetTokens).values({ id, userId, expiresAt });
   }
 
+  /** Forgets an unused reset token (its e-mail could not be sent). */
+  async discard(id: string): Promise<void> {
+    await this.db.delete(passwordResetTokens).where(and(eq(passwordResetTokens.id, id), isNull(passwordResetTokens.usedAt)));
+  }
+
   /**
    * Consumes a reset token with one conditional update, so two requests racing with the same
    * token cannot both succeed. Returns false when it was unknown, used or expired.

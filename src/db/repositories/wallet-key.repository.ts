@@ -1,0 +1,90 @@
+import { and, asc, count, eq, gt, ne } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Database } from '../client';
+import { archivedWallets, systemAccounts, wallets } from '../schema';
+
+/** The tables that hold secret seeds sealed by WalletCipher. */
+export const SEALED_TABLES = ['wallets', 'archived_wallets', 'system_accounts'] as const;
+export type SealedTable = (typeof SEALED_TABLES)[number];
+
+export interface SealedRow {
+  /** The row's primary key: user id, archive id or system account name. */
+  id: string;
+  /** The sealing's associated data: a ciphertext opens only with its own public key. */
+  publicKey: string;
+  secretCiphertext: string;
+  keyId: string;
+}
+
+interface SealedColumns {
+  table: PgTable;
+  id: PgColumn;
+  publicKey: PgColumn;
+  secretCiphertext: PgColumn;
+  keyId: PgColumn;
+}
+
+const COLUMNS: Record<SealedTable, SealedColumns> = {
+  wallets: { table: wallets, id: wallets.userId, publicKey: wallets.publicKey, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId },
+  archived_wallets: {
+    table: archivedWallets,
+    id: archivedWallets.id,
+    publicKey: archivedWallets.publicKey,
+    secretCiphertext: archivedWallets.secretCiphertext,
+    keyId: archivedWallets.keyId,
+  },
+  system_accounts: {
+    table: systemAccounts,
+    id: systemAccounts.name,
+    publicKey: systemAccounts.publicKey,
+    secretCiphertext: systemAccounts.secretCiphertext,
+    keyId: systemAccounts.keyId,
+  },
+};
+
+/** Reads and re-seals encrypted secret seeds across the three tables that keep them (key rotation). */
+export class WalletKeyRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Up to `limit` rows of `table` sealed under any key but `currentKeyId`, after `afterId` in
+   * primary-key order (keyset paging: each row is visited once per pass, whatever happens to it).
+   */
+  async sealedUnderOtherKeys(table: SealedTable, currentKeyId: string, afterId: string | undefined, limit: number): Promise<SealedRow[]> {
+    const c = COLUMNS[table];
+    const otherKey = ne(c.keyId, currentKeyId);
+    const rows = await this.db
+      .select({ id: c.id, publicKey: c.publicKey, secretCiphertext: c.secretCiphertext, keyId: c.keyId })
+      .from(c.table)
+      .where(afterId === undefined ? otherKey : and(otherKey, gt(c.id, afterId)))
+      .orderBy(asc(c.id))
+      .limit(limit);
+    return rows.map((r) => ({ id: String(r.id), publicKey: String(r.publicKey), secretCiphertext: String(r.secretCiphertext), keyId: String(r.keyId) }));
+  }
+
+  /**
+   * Replaces a row's sealed secret only if it still holds exactly `expected` (a conditional
+   * update: a row deleted, archived or re-sealed meanwhile is left alone). True when it changed.
+   */
+  async reseal(table: SealedTable, id: string, expected: Pick<SealedRow, 'secretCiphertext' | 'keyId'>, next: Pick<SealedRow, 'secretCiphertext' | 'keyId'>): Promise<boolean> {
+    const c = COLUMNS[table];
+    const changed = await this.db
+      .update(c.table)
+      // The three tables name these columns alike (secretCiphertext, keyId).
+      .set({ secretCiphertext: next.secretCiphertext, keyId: next.keyId } as never)
+      .where(and(eq(c.id, id), eq(c.keyId, expected.keyId), eq(c.secretCiphertext, expected.secretCiphertext)))
+      .returning({ id: c.id });
+    return changed.length > 0;
+  }
+
+  /** How many rows of each table are sealed under each key id. */
+  async countByKeyId(): Promise<Record<SealedTable, Record<string, number>>> {
+    const result = {} as Record<SealedTable, Record<string, number>>;
+    for (const table of SEALED_TABLES) {
+      const c = COLUMNS[table];
+      const rows = await this.db.select({ keyId: c.keyId, n: count() }).from(c.table).groupBy(c.keyId);
+      result[table] = Object.fromEntries(rows.map((r) => [String(r.keyId), Number(r.n)]));
+    }
+    return result;
+  }
+}

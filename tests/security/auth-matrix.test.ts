@@ -1,0 +1,196 @@
+import crypto from 'node:crypto';
+import { Keypair } from '@stellar/stellar-sdk';
+import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { databaseState, forgeTokens, type ForgedTokens } from '../helpers/hardening';
+import { appRoutes, shapeOfGroup, shapeProblem, tableRoutes, type ExpectedAccess, type RouteKey } from '../helpers/route-inventory';
+import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Every route the application serves, and who may call it. Written out by hand on purpose: a
+ * route added to a route table or to app.ts without a row here fails the first test, and a
+ * change of a route's access fails the second. CONTRACT 3 decides the roles.
+ */
+const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<string, 'user' | 'unknown'> }> = {
+  'POST /api/users/signup': { access: 'public' },
+  'POST /api/users/login': { access: 'public' },
+  'GET /api/users/profile': { access: 'user' },
+  'POST /api/users/send-reset-password-email': { access: 'public' },
+  'POST /api/users/reset-password': { access: 'public' },
+
+  'POST /api/admin/login': { access: 'public' },
+  'POST /api/admin/provision': { access: 'admin' },
+  'GET /api/admin/users': { access: 'admin' },
+  'PUT /api/admin/users/:userId': { access: 'admin' },
+  // An accepted admin token must not delete the matrix's own user: an unknown id answers 404.
+  'DELETE /api/admin/users/:userId': { access: 'admin', params: { userId: 'unknown' } },
+  'GET /api/admin/transactions': { access: 'admin' },
+  'GET /api/admin/users/:userId/transactions': { access: 'admin' },
+  'GET /api/admin/users/:userId/wallet': { access: 'admin' },
+
+  'GET /api/ledger/check-balance/:publicKey': { access: 'any' },
+  'POST /api/ledger/transfer': { access: 'user' },
+  'GET /api/ledger/transactions/:userId': { access: 'user' },
+  'POST /api/ledger/create-asset': { access: 'admin' },
+  'GET /api/ledger/check-admin-balance/:publicKey': { access: 'admin' },
+
+  'POST /api/payments/create-payment-intent': { access: 'user' },
+  'POST /api/payments/verify-payment': { access: 'any' },
+  'POST /api/payments/mint-tokens': { access: 'admin' },
+  'GET /api/payments/callback': { access: 'public' },
+  // Outside the route tables (app.ts): Paystack's signed webhook, probes, the reset page.
+  'POST /api/payments/webhook': { access: 'signature' },
+  'GET /healthz': { access: 'public' },
+  'GET /readyz': { access: 'public' },
+  'GET /reset-password': { access: 'public' },
+  'GET /assets/reset-password.js': { access: 'public' },
+  // The API documentation (generated from the route tables) and Prometheus metrics, public by
+  // design: the README says to restrict /metrics at the proxy.
+  'GET /openapi.json': { access: 'public' },
+  'GET /docs': { access: 'public' },
+  'GET /docs/:file': { access: 'public' },
+  'GET /metrics': { access: 'public' },
+};
+
+function expectation(key: RouteKey) {
+  const row = EXPECTED[key];
+  if (!row) throw new Error(`no expectation for ${key}`);
+  return row;
+}
+
+type Credential = keyof ForgedTokens | 'none' | 'deletedUser' | 'user' | 'admin';
+const REFUSED_401: Credential[] = ['none', 'garbage', 'wrongSignature', 'algNone', 'expired', 'otherAlgorithm', 'tamperedRole', 'resetToken', 'deletedUser'];
+
+let ledger: RunningLedger;
+let provider: RunningProvider;
+let app: TestApp;
+let user: CreatedUser;
+let admin: string;
+let deletedUserToken: string;
+let forged: ForgedTokens;
+
+beforeAll(async () => {
+  ledger = await startLedgerSandbox();
+  provider = await startPaystackSandbox();
+  app = await startTestApp({ ...ledger.env, ...provider.env });
+  user = await createUser(app);
+  admin = await adminToken(app);
+  const doomed = await createUser(app);
+  deletedUserToken = doomed.token;
+  await app.http.delete(`/api/admin/users/${doomed.userId}`).set(bearer(admin)).expect(200);
+  forged = forgeTokens(user.userId, user.token, app.container.tokens.issueReset(user.userId).token);
+});
+afterAll(async () => {
+  await app.close();
+  await ledger.stop();
+  await provider.stop();
+});
+
+function tokenFor(credential: Credential): string | undefined {
+  switch (credential) {
+    case 'none':
+      return undefined;
+    case 'user':
+      return user.token;
+    case 'admin':
+      return admin;
+    case 'deletedUser':
+      return deletedUserToken;
+    default:
+      return forged[credential];
+  }
+}
+
+/** The route's path with its parameters filled: the matrix user's id and key, or an unknown id. */
+function concretePath(key: RouteKey): string {
+  const path = key.slice(key.indexOf(' ') + 1);
+  const overrides = expectation(key).params ?? {};
+  return path
+    .replace(':userId', overrides.userId === 'unknown' ? crypto.randomUUID() : user.userId)
+    .replace(':publicKey', overrides.publicKey === 'unknown' ? Keypair.random().publicKey() : user.ledgerPublicKey);
+}
+
+function call(key: RouteKey, credential: Credential) {
+  const method = key.slice(0, key.indexOf(' ')).toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+  let req = app.http[method](concretePath(key));
+  const token = tokenFor(credential);
+  if (token !== undefined) req = req.set(bearer(token));
+  // An empty body: an accepted token meets validation (400), so nothing is ever changed.
+  return method === 'get' || method === 'delete' ? req : req.send({});
+}
+
+describe('the route inventory', () => {
+  it('names exactly the routes the application serves (a new route needs a row here)', () => {
+    expect(appRoutes(app.container.app)).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  it("agrees with every route table's declared access", () => {
+    const declared = tableRoutes(app.container.routeGroups).map((r) => [r.key, r.def.access]);
+    expect(declared).toEqual(declared.map(([key]) => [key, EXPECTED[key as RouteKey]?.access]));
+    expect(declared.length).toBeGreaterThanOrEqual(22);
+  });
+});
+
+const protectedRoutes = (Object.keys(EXPECTED) as RouteKey[]).filter((k) => ['user', 'admin', 'any'].includes(expectation(k).access));
+
+describe.each(protectedRoutes)('%s', (key) => {
+  const access = expectation(key).access;
+  const shape = shapeOfGroup(key.slice(key.indexOf(' ') + 1));
+
+  it(`answers 401 in the group's shape to ${REFUSED_401.join(', ')}`, async () => {
+    const statuses: Record<string, number> = {};
+    for (const credential of REFUSED_401) {
+      const res = await call(key, credential);
+      statuses[credential] = res.status;
+      expect([credential, shapeProblem(shape, res.body)]).toEqual([credential, undefined]);
+    }
+    expect(statuses).toEqual(Object.fromEntries(REFUSED_401.map((c) => [c, 401])));
+  });
+
+  it(`lets ${access === 'any' ? 'both roles' : `only the ${access} role`} through; the other role gets 403`, async () => {
+    const expected = { user: access === 'admin' ? 403 : 'accepted', admin: access === 'user' ? 403 : 'accepted' };
+    const seen: Record<string, number | string> = {};
+    for (const credential of ['user', 'admin'] as const) {
+      const res = await call(key, credential);
+      if (res.status === 403 && expected[credential] === 403) {
+        expect(shapeProblem(shape, res.body)).toBeUndefined();
+        expect(JSON.stringify(res.body)).toMatch(/not allowed/i);
+      }
+      // Accepted: whatever the route answers to an empty request, but never an auth refusal nor a 5xx.
+      seen[credential] = res.status === 401 || res.status === 403 || res.status >= 500 ? res.status : 'accepted';
+    }
+    expect(seen).toEqual(expected);
+  });
+});
+
+describe('public routes', () => {
+  const publicRoutes = (Object.keys(EXPECTED) as RouteKey[]).filter((k) => expectation(k).access === 'public');
+
+  it.each(publicRoutes)('%s answers without a token, and a bad token changes nothing', async (key) => {
+    const anonymous = await call(key, 'none');
+    const garbage = await call(key, 'garbage');
+    expect([anonymous.status, garbage.status]).not.toContain(401);
+    expect([anonymous.status, garbage.status]).not.toContain(403);
+    expect(anonymous.status).toBeLessThan(500);
+    expect(garbage.status).toBe(anonymous.status);
+  });
+});
+
+describe('POST /api/payments/webhook', () => {
+  it('ignores bearer tokens and refuses anything without a valid provider signature (401 in the payments shape)', async () => {
+    const body = JSON.stringify({ event: 'charge.success', data: { reference: 'wlt-none' } });
+    for (const headers of [{}, bearer(admin), { 'x-paystack-signature': 'f'.repeat(128) }, { 'x-paystack-signature': 'not-hex' }]) {
+      const res = await app.http.post('/api/payments/webhook').set('Content-Type', 'application/json').set(headers).send(body);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, message: 'Invalid signature' });
+    }
+  });
+});
+
+describe('the whole matrix', () => {
+  it('changed nothing in the database: refused and empty requests write no row', async () => {
+    const before = await databaseState(app.container.database);
+    for (const key of protectedRoutes) for (const credential of [...REFUSED_401, 'user', 'admin'] as Credential[]) await call(key, credential);
+    expect(await databaseState(app.container.database)).toEqual(before);
+  });
+});

@@ -1,0 +1,252 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Keypair } from '@stellar/stellar-sdk';
+import { sql } from 'drizzle-orm';
+import { openDatabase } from '../../src/db/client';
+import { wallets as walletsTable } from '../../src/db/schema';
+import { SystemAccountRepository } from '../../src/db/repositories/system-account.repository';
+import { UserRepository } from '../../src/db/repositories/user.repository';
+import { WalletKeyRepository } from '../../src/db/repositories/wallet-key.repository';
+import { WalletRepository } from '../../src/db/repositories/wallet.repository';
+import { WalletCipher } from '../../src/security/wallet-cipher';
+import { KeyRotationService } from '../../src/services/key-rotation.service';
+import { WalletService } from '../../src/services/wallet.service';
+import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { closedPort, rowsOf, startAppKeepingData } from '../helpers/hardening';
+import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
+
+const newKey = () => crypto.randomBytes(32).toString('base64');
+const KEY_A = newKey();
+const KEY_B = newKey();
+const ID_A = WalletCipher.keyIdOf(Buffer.from(KEY_A, 'base64'));
+const ID_B = WalletCipher.keyIdOf(Buffer.from(KEY_B, 'base64'));
+
+interface SealedRow {
+  table: string;
+  public_key: string;
+  secret_ciphertext: string;
+  key_id: string;
+}
+
+async function sealedRows(app: TestApp): Promise<SealedRow[]> {
+  const rows: SealedRow[] = [];
+  for (const table of ['wallets', 'archived_wallets', 'system_accounts']) {
+    const found = await rowsOf<Omit<SealedRow, 'table'>>(app.container.database, sql.raw(`select public_key, secret_ciphertext, key_id from ${table}`));
+    rows.push(...found.map((r) => ({ ...r, table })));
+  }
+  return rows;
+}
+
+// The CLI test starts two real processes (tsx, PGlite): slower than the rest.
+jest.setTimeout(60_000);
+
+let ledger: RunningLedger;
+beforeAll(async () => {
+  ledger = await startLedgerSandbox();
+});
+afterAll(async () => {
+  await ledger.stop();
+});
+
+describe('rotating the wallet encryption key while the service runs', () => {
+  let app: TestApp | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  it('re-seals every wallet, archived wallet and system account under the new key; logins keep working; a second run changes nothing', async () => {
+    // Everything sealed under key A: wallets, two archived by deleting their users, the system accounts.
+    app = await startTestApp({ ...ledger.env, WALLET_ENCRYPTION_KEY: KEY_A });
+    const users: CreatedUser[] = [];
+    for (let i = 0; i < 12; i++) users.push(await createUser(app));
+    const secrets = new Map<string, string>();
+    for (const u of users) {
+      const profile = await app.http.get('/api/users/profile').set(bearer(u.token)).expect(200);
+      secrets.set(u.ledgerPublicKey, profile.body.ledgerSecretKey as string);
+    }
+    await app.container.ledgerRuntime.ready();
+    const admin = await adminToken(app);
+    for (const gone of users.splice(10)) await app.http.delete(`/api/admin/users/${gone.userId}`).set(bearer(admin)).expect(200);
+    const systemPublicKeys = (await sealedRows(app)).filter((r) => r.table === 'system_accounts').map((r) => r.public_key);
+    expect(systemPublicKeys).toHaveLength(2);
+    expect(new Set((await sealedRows(app)).map((r) => r.key_id))).toEqual(new Set([ID_A]));
+    await app.close();
+
+    // The service restarted with B current and A previous: old rows still open.
+    app = await startAppKeepingData({ ...ledger.env, WALLET_ENCRYPTION_KEY: KEY_B, WALLET_ENCRYPTION_KEY_PREVIOUS: KEY_A });
+    const running = app;
+    const rotation = new KeyRotationService(
+      new WalletKeyRepository(running.container.database.db),
+      new WalletCipher(Buffer.from(KEY_B, 'base64'), [Buffer.from(KEY_A, 'base64')]),
+    );
+    let batches = 0;
+    let done = false;
+    const traffic: number[] = [];
+    const regulars = users.slice(0, 5);
+    const serve = async () => {
+      // Logins and profiles (which open the wallet) for as long as the rotation runs, and a little beyond.
+      for (let i = 0; !done || i < 3; i++) {
+        const u = regulars[i % regulars.length]!;
+        const login = await running.http.post('/api/users/login').send({ identifier: u.email, password: u.password });
+        const profile = await running.http.get('/api/users/profile').set(bearer(login.body.token as string));
+        traffic.push(login.status, profile.status);
+        expect(profile.body.ledgerSecretKey).toBe(secrets.get(u.ledgerPublicKey));
+      }
+    };
+    const [report] = await Promise.all([
+      rotation.rotate({ batchSize: 3, onBatch: () => void batches++ }).finally(() => (done = true)),
+      serve(),
+      // Meanwhile a user signs up (sealed under B at once) and one is deleted (archived as it is).
+      (async () => {
+        const late = await createUser(running);
+        const profile = await running.http.get('/api/users/profile').set(bearer(late.token)).expect(200);
+        secrets.set(late.ledgerPublicKey, profile.body.ledgerSecretKey as string);
+        await running.http.delete(`/api/admin/users/${users.pop()!.userId}`).set(bearer(await adminToken(running))).expect(200);
+      })(),
+    ]);
+
+    expect(new Set(traffic)).toEqual(new Set([200]));
+    expect(traffic.length).toBeGreaterThanOrEqual(6);
+    expect(batches).toBeGreaterThanOrEqual(4); // small batches: 10+ wallets at 3 a batch
+    expect(report.currentKeyId).toBe(ID_B);
+    expect(report.tables.system_accounts).toEqual({ resealed: 2, changedMeanwhile: 0, unreadable: 0 });
+    expect(report.tables.wallets.unreadable + report.tables.archived_wallets.unreadable).toBe(0);
+    // 10 wallets and 2 archives under A at the start; the concurrent delete moves one of them, in either table.
+    expect(report.tables.wallets.resealed + report.tables.archived_wallets.resealed + report.tables.wallets.changedMeanwhile).toBeGreaterThanOrEqual(12);
+    expect(report.remaining).toEqual({ wallets: {}, archived_wallets: {}, system_accounts: {} });
+
+    // Every row now under B, opening with B alone to the same secret, bound to its own public key.
+    const rows = await sealedRows(running);
+    expect(rows).toHaveLength(10 + 3 + 2); // 10 wallets (one signed up, one deleted meanwhile), 3 archived, 2 system accounts
+    const onlyB = new WalletCipher(Buffer.from(KEY_B, 'base64'));
+    for (const row of rows) {
+      expect(row.key_id).toBe(ID_B);
+      const secret = onlyB.open({ ciphertext: row.secret_ciphertext, keyId: row.key_id }, row.public_key);
+      expect(Keypair.fromSecret(secret).publicKey()).toBe(row.public_key);
+      if (row.table !== 'system_accounts') expect(secret).toBe(secrets.get(row.public_key));
+    }
+
+    // Idempotent: nothing left to do.
+    const again = await rotation.rotate({ batchSize: 3 });
+    expect(again.tables).toEqual({
+      wallets: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
+      archived_wallets: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
+      system_accounts: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
+    });
+    expect(await sealedRows(running)).toEqual(rows);
+    await running.close();
+
+    // Key A can now be dropped: logins, profiles and the ledger's system accounts work with B alone.
+    app = await startAppKeepingData({ ...ledger.env, WALLET_ENCRYPTION_KEY: KEY_B });
+    const survivor = users[0]!;
+    const login = await app.http.post('/api/users/login').send({ identifier: survivor.username, password: survivor.password }).expect(200);
+    const profile = await app.http.get('/api/users/profile').set(bearer(login.body.token as string)).expect(200);
+    expect(profile.body.ledgerSecretKey).toBe(secrets.get(survivor.ledgerPublicKey));
+    const issued = await app.http.post('/api/ledger/create-asset').set(bearer(await adminToken(app))).send({ assetCode: 'WLT', amount: '5' });
+    expect(issued.status).toBe(200);
+    expect(systemPublicKeys).toContain((await app.container.ledgerRuntime.ready()).keys.distribution.publicKey());
+  });
+
+  it('leaves rows it cannot open alone and reports them, so the old key is never dropped too early', async () => {
+    app = await startTestApp({ WALLET_ENCRYPTION_KEY: KEY_A });
+    const db = app.container.database;
+    const users = new UserRepository(db.db);
+    const wallets = new WalletService(new WalletRepository(db.db), new WalletCipher(Buffer.from(KEY_A, 'base64')));
+    await db.db.transaction(async (tx) => {
+      const user = await users.insert(tx, { username: 'keyless', email: 'keyless@example.com', passwordHash: 'x', firstName: 'K', lastName: 'L' });
+      await wallets.createFor(tx, user.id);
+    });
+    // A rotation to B configured with some other previous key, not A: A's row cannot be opened.
+    const rotation = new KeyRotationService(new WalletKeyRepository(db.db), new WalletCipher(Buffer.from(KEY_B, 'base64'), [Buffer.from(newKey(), 'base64')]));
+    const report = await rotation.rotate();
+    expect(report.tables.wallets).toEqual({ resealed: 0, changedMeanwhile: 0, unreadable: 1 });
+    expect(report.remaining.wallets).toEqual({ [ID_A]: 1 });
+  });
+});
+
+describe('npm run wallet:rotate-key', () => {
+  const run = (dataDir: string, port: number) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        'npm',
+        ['run', '--silent', 'wallet:rotate-key', '--', '--batch-size', '2'],
+        {
+          cwd: path.resolve(__dirname, '../..'),
+          env: {
+            ...process.env,
+            NODE_OPTIONS: '',
+            DATA_DIR: dataDir,
+            PORT: String(port),
+            DATABASE_URL: '',
+            JWT_SECRET: TEST_JWT_SECRET,
+            WALLET_ENCRYPTION_KEY: KEY_B,
+            WALLET_ENCRYPTION_KEY_PREVIOUS: KEY_A,
+            LOG_LEVEL: 'silent',
+          },
+          timeout: 60_000,
+        },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('re-encrypts an embedded database, prints the counts, and finds nothing the second time', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rotate-cli-'));
+    try {
+      // Seal three wallets, an archived one and a system account under A, in the CLI's own database.
+      const db = await openDatabase({ pgliteDir: path.join(dataDir, 'pg') });
+      const cipherA = new WalletCipher(Buffer.from(KEY_A, 'base64'));
+      const userRepo = new UserRepository(db.db);
+      const walletRepo = new WalletRepository(db.db);
+      const walletService = new WalletService(walletRepo, cipherA);
+      for (let i = 0; i < 4; i++) {
+        await db.db.transaction(async (tx) => {
+          const user = await userRepo.insert(tx, { username: `cli_${i}`, email: `cli${i}@example.com`, passwordHash: 'x', firstName: 'C', lastName: 'L' });
+          await walletService.createFor(tx, user.id);
+          if (i === 3) {
+            const wallet = await walletRepo.remove(tx, user.id);
+            await walletRepo.archive(tx, wallet!, { username: user.username, email: user.email });
+          }
+        });
+      }
+      const issuer = Keypair.random();
+      const sealed = cipherA.seal(issuer.secret(), issuer.publicKey());
+      await new SystemAccountRepository(db.db).insertOnce({ name: 'issuer', publicKey: issuer.publicKey(), secretCiphertext: sealed.ciphertext, keyId: sealed.keyId });
+      await db.close();
+
+      const port = await closedPort();
+      const first = await run(dataDir, port);
+      expect(first.stderr).toBe('');
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(`current key id ${ID_B}; previous key ids: ${ID_A}`);
+      expect(first.stdout).toContain('wallets: 3 re-encrypted, 0 changed meanwhile, 0 unreadable');
+      expect(first.stdout).toContain('archived_wallets: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
+      expect(first.stdout).toContain('system_accounts: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
+      expect(first.stdout).toContain('remaining under other keys: none');
+
+      const second = await run(dataDir, port);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain('wallets: 0 re-encrypted, 0 changed meanwhile, 0 unreadable');
+      expect(second.stdout).toContain('system_accounts: 0 re-encrypted');
+
+      const check = await openDatabase({ pgliteDir: path.join(dataDir, 'pg') });
+      try {
+        const onlyB = new WalletCipher(Buffer.from(KEY_B, 'base64'));
+        const rows = await check.db.select().from(walletsTable);
+        expect(rows).toHaveLength(3);
+        for (const row of rows) {
+          expect(row.keyId).toBe(ID_B);
+          expect(Keypair.fromSecret(onlyB.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.publicKey)).publicKey()).toBe(row.publicKey);
+        }
+      } finally {
+        await check.close();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
