@@ -146,7 +146,12 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     if (!readyLedger) ledgerRuntime.ready().then((ready) => (readyLedger = ready), () => undefined);
   };
   const ledgerRuntime = new LedgerRuntime({
-    client: new StellarClient({ horizonUrl, networkPassphrase: networkPassphraseFor(config) }),
+    client: new StellarClient({
+      horizonUrl,
+      networkPassphrase: networkPassphraseFor(config),
+      submitTimeoutMs: config.ledger.submitTimeoutMs,
+      readTimeoutMs: config.ledger.readTimeoutMs,
+    }),
     database,
     systemAccounts: new SystemAccountRepository(db),
     cipher,

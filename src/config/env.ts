@@ -42,6 +42,8 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).max(72).optional(),
   LEDGER_CLOSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   LEDGER_CHANNELS: z.coerce.number().int().min(0).max(50).default(8),
+  LEDGER_SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  LEDGER_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -108,6 +110,8 @@ export interface Config {
     walletStartingXlm: string;
     ledgerCloseMs: number;
     channelCount: number;
+    submitTimeoutMs: number;
+    readTimeoutMs: number;
   };
   payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
@@ -158,6 +162,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       walletStartingXlm: env.WALLET_STARTING_XLM,
       ledgerCloseMs: env.LEDGER_CLOSE_MS,
       channelCount: env.LEDGER_CHANNELS,
+      submitTimeoutMs: env.LEDGER_SUBMIT_TIMEOUT_MS,
+      readTimeoutMs: env.LEDGER_READ_TIMEOUT_MS,
     },
     payments: {
       paystackSecretKey: env.PAYSTACK_SECRET_KEY,

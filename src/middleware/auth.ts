@@ -45,7 +45,8 @@ export function authenticate(tokens: TokenService, exists: PrincipalExists) {
 function bearerToken(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (typeof header !== 'string') return undefined;
-  const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/.exec(header.trim());
+  // The scheme is case-insensitive (RFC 7235).
+  const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i.exec(header.trim());
   return match?.[1];
 }
 

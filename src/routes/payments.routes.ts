@@ -17,7 +17,9 @@ import type { RouteDef } from './route-table';
 export const intentBody = z.object({ amount: nairaAmountSchema }).strict();
 export const verifyBody = z.object({ reference: z.string().trim().min(1).max(100) }).strict();
 export const mintBody = z.object({ userId: uuidParam, amount: tokenAmountSchema }).strict();
-const callbackQuery = z.object({ reference: z.string().max(100).optional(), trxref: z.string().max(100).optional() });
+/** References are the service's own (`wlt-<uuid>`) or Paystack's alphabet: nothing else reaches the database. */
+const referenceText = z.string().regex(/^[A-Za-z0-9_.=-]{1,100}$/);
+const callbackQuery = z.object({ reference: referenceText.optional(), trxref: referenceText.optional() });
 
 export interface PaymentRouteDeps {
   payments: PaymentService;
@@ -89,7 +91,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
         const query = callbackQuery.safeParse(req.query);
         const reference = query.success ? (query.data.reference ?? query.data.trxref) : undefined;
         if (!reference) {
-          res.status(400).type('html').send(paymentErrorPage({ message: 'The payment reference is missing.' }));
+          res.status(400).type('html').send(paymentErrorPage({ message: 'The payment reference is missing or malformed.' }));
           return;
         }
         try {
@@ -97,6 +99,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
           const page = await callbackPage(outcome, reference, deps);
           res.status(page.status).type('html').send(page.html);
         } catch (err) {
+          if (!(err instanceof AppError && err.isOperational)) req.log?.error({ err }, 'callback failed');
           const unreachable = err instanceof AppError && err.code === 'UPSTREAM_UNAVAILABLE';
           const message = unreachable
             ? 'The payment provider could not be reached. Reload this page in a moment.'

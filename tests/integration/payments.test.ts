@@ -298,19 +298,27 @@ describe('GET /api/payments/callback', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.text).toContain('<h1>Payment failed</h1>');
-    expect(res.text).toContain('The payment reference is missing.');
+    expect(res.text).toContain('The payment reference is missing or malformed.');
+  });
+
+  it('answers a 400 error page, not a 500, for a reference with a NUL byte or too long', async () => {
+    for (const reference of ['wlt-x\u0000y', 'r'.repeat(101)]) {
+      const res = await app.http.get('/api/payments/callback').query({ reference });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('<h1>Payment failed</h1>');
+    }
   });
 
   it.each([
     ['reference', '<script>alert(1)</script>'],
     ['trxref', '"><img src=x onerror=alert(1)>'],
-  ])('escapes markup sent in `%s`', async (param, payload) => {
+  ])('never reflects markup sent in `%s` (refused as malformed; the pages escape every value besides)', async (param, payload) => {
     const res = await app.http.get('/api/payments/callback').query({ [param]: payload });
 
+    expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.text).not.toContain(payload);
     expect(res.text).not.toMatch(/<script>|<img/);
-    expect(res.text).toContain('&lt;');
   });
 });
 

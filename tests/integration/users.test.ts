@@ -158,6 +158,11 @@ describe('GET /api/users/profile', () => {
       }
     });
 
+    it('accepts the bearer scheme in any case (RFC 7235)', async () => {
+      const user = await createUser(app);
+      await app.http.get('/api/users/profile').set('Authorization', `bearer ${user.token}`).expect(200);
+    });
+
     it('403 for an admin token on a user route', async () => {
       const res = await app.http.get('/api/users/profile').set(bearer(await adminToken(app)));
       expect(res.status).toBe(403);
