@@ -20,7 +20,7 @@ import { LedgerRuntime, type ReadyLedger } from './ledger/ledger-runtime';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
-import { authenticate } from './middleware/auth';
+import { authenticate, PrincipalCache } from './middleware/auth';
 import { adminRoutes } from './routes/admin.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
@@ -203,9 +203,15 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   };
   ledgerRuntime.distributionHooks.onRejected = (hash) => paymentRepo.markBatchDead(hash);
   const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl);
-  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens);
+  const principals = new PrincipalCache(2000);
+  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (id) =>
+    principals.forget({ id, role: 'user' }),
+  );
 
-  const requireRole = authenticate(tokens, (p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id)));
+  const requireRole = authenticate(
+    tokens,
+    principals.wrap((p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id))),
+  );
   const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
 
   const routeGroups: Record<string, RouteDef[]> = {

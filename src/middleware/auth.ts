@@ -56,3 +56,35 @@ export function principalOf(res: { locals: { principal?: Principal } }): Princip
   if (!principal) throw new AppError('UNAUTHENTICATED', 'Authentication required');
   return principal;
 }
+
+/**
+ * Remembers, for a short time, that a token's subject exists, so that every authenticated request
+ * does not pay a database round trip. Deletion in this process is seen at once (forget); another
+ * process sees it within ttlMs.
+ */
+export class PrincipalCache {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  wrap(exists: PrincipalExists): PrincipalExists {
+    return async (principal) => {
+      const key = `${principal.role}:${principal.id}`;
+      const until = this.seen.get(key);
+      if (until !== undefined && until > Date.now()) return true;
+      const found = await exists(principal);
+      if (found) {
+        if (this.seen.size >= this.maxEntries) this.seen.clear();
+        this.seen.set(key, Date.now() + this.ttlMs);
+      } else this.seen.delete(key);
+      return found;
+    };
+  }
+
+  forget(principal: Principal): void {
+    this.seen.delete(`${principal.role}:${principal.id}`);
+  }
+}

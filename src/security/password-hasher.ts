@@ -16,6 +16,9 @@ export interface PasswordHasher {
 // under tsx, ts-jest and compiled output.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// On Linux the nice value is per thread: hashing threads yield the CPU to the event loop, so a
+// login storm uses every idle cycle without delaying other requests.
+try { require('node:os').setPriority(19); } catch (e) { /* not permitted here: keep the default */ }
 const bcrypt = require(workerData.bcryptPath);
 parentPort.on('message', async ({ id, op, password, hash, cost }) => {
   try {

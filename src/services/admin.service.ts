@@ -24,6 +24,8 @@ export class AdminService {
     private readonly transactions: TransactionRepository,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenService,
+    /** Told after a user is deleted (the auth cache forgets them at once). */
+    private readonly onUserDeleted: (userId: string) => void = () => undefined,
   ) {}
 
   /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
@@ -94,6 +96,7 @@ export class AdminService {
       return true;
     });
     if (!deleted) throw new AppError('NOT_FOUND', 'User not found');
+    this.onUserDeleted(userId);
   }
 
   async userWallet(userId: string): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {

@@ -81,10 +81,16 @@ export class UserService {
 
   /** The profile with the wallet's secret key: only `GET /api/users/profile` shows this. */
   async profileWithSecret(userId: string): Promise<Profile & { ledgerSecretKey: string }> {
-    const profile = await this.profile(userId);
-    const keys = await this.wallets.keysOf(userId);
-    if (!keys) throw new AppError('NOT_FOUND', 'Wallet not found');
-    return { ...profile, ledgerSecretKey: keys.ledgerSecretKey };
+    const row = await this.users.findWithSealedWallet(userId);
+    if (!row) throw new AppError('NOT_FOUND', 'User not found');
+    return {
+      username: row.username,
+      email: row.email,
+      firstName: row.firstName,
+      lastName: row.lastName,
+      ledgerPublicKey: row.ledgerPublicKey,
+      ledgerSecretKey: this.wallets.revealSecret({ publicKey: row.ledgerPublicKey, secretCiphertext: row.secretCiphertext, keyId: row.keyId }),
+    };
   }
 
   async exists(userId: string): Promise<boolean> {

@@ -56,6 +56,16 @@ export class UserRepository {
     return row;
   }
 
+  /** The user with the whole wallet row (sealed secret included), in one query. */
+  async findWithSealedWallet(id: string) {
+    const [row] = await this.db
+      .select({ ...userWithWallet, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId })
+      .from(users)
+      .innerJoin(wallets, eq(wallets.userId, users.id))
+      .where(eq(users.id, id));
+    return row;
+  }
+
   async list(limit: number, offset: number) {
     return this.db
       .select(userWithWallet)
