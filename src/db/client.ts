@@ -60,31 +60,70 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
       client.release();
     }
   };
-  // Locks are held across ledger round trips; their own small pool keeps them from starving queries.
-  const lockPool = new Pool({ connectionString: url, max: 8 });
-  lockPool.on('error', () => undefined);
-  survivesLostConnections(lockPool);
+  // Every advisory lock of this process is held by one session: a lock is held across a ledger
+  // round trip (a whole ledger close), and one pooled connection per held lock capped how many
+  // accounts could have a transaction in flight at once at the pool size (8). A session can hold
+  // any number of advisory locks; pg_try_advisory_lock never blocks the shared connection, and the
+  // in-process submitter queue already serializes each account, so a retry means another process.
+  const { Client } = await import('pg');
+  type Session = InstanceType<typeof Client>;
+  let lockClient: Promise<Session> | undefined;
+  // One connection at a time, reopened after it is lost (the server releases a lost session's locks).
+  const lockSession = (): Promise<Session> => {
+    if (lockClient) return lockClient;
+    const client = new Client({ connectionString: url });
+    const opening = client.connect().then(() => client);
+    const forget = () => {
+      if (lockClient === opening) lockClient = undefined;
+    };
+    client.on('error', forget);
+    opening.catch(forget);
+    lockClient = opening;
+    return opening;
+  };
+  // pg 9 drops queuing on a busy client: lock and unlock statements take turns here.
+  let sessionTurn: Promise<unknown> = Promise.resolve();
+  const onSession = <R extends Record<string, unknown>>(sql: string, params: unknown[]): Promise<R[]> => {
+    const run = sessionTurn.then(async () => (await (await lockSession()).query<R>(sql, params)).rows);
+    sessionTurn = run.catch(() => undefined);
+    return run;
+  };
+  // Advisory locks are re-entrant within a session: callers of one key in this process queue here first.
+  const localTails = new Map<string, Promise<unknown>>();
+  const locally = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const previous = localTails.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    localTails.set(key, tail);
+    void tail.then(() => {
+      if (localTails.get(key) === tail) localTails.delete(key);
+    });
+    return run;
+  };
   return {
     db: db as unknown as Database,
     kind: 'postgres',
-    async withLock(key, fn) {
-      const client = await lockPool.connect();
-      try {
-        await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [key]);
-        try {
-          return await fn();
-        } finally {
-          await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [key]);
-        }
-      } finally {
-        client.release();
-      }
-    },
+    withLock: (key, fn) => locally(key, () => withSessionLock(key, fn)),
     close: async () => {
-      await lockPool.end();
+      await (await lockClient?.catch(() => undefined))?.end();
       await pool.end();
     },
   };
+
+  async function withSessionLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + 60_000;
+    for (let attempt = 0; ; attempt++) {
+      const [row] = await onSession<{ ok: boolean }>('select pg_try_advisory_lock(hashtextextended($1, 0)) as ok', [key]);
+      if (row?.ok) break;
+      if (Date.now() > deadline) throw new Error(`advisory lock ${key} still held elsewhere after 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * 2 ** attempt)));
+    }
+    try {
+      return await fn();
+    } finally {
+      await onSession('select pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
+    }
+  }
 }
 
 /**

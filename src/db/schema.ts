@@ -96,8 +96,11 @@ export const transactions = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index('transactions_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
-    index('transactions_created_idx').on(t.createdAt.desc(), t.id.desc()),
+    // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC (NULLS FIRST, PostgreSQL's
+    // default for DESC), which a backward scan of an ascending index gives. Drizzle's .desc() makes
+    // DESC NULLS LAST, an order no scan of which matches, and every list page sorted the whole table.
+    index('transactions_user_created_idx').on(t.userId, t.createdAt, t.id),
+    index('transactions_created_idx').on(t.createdAt, t.id),
   ],
 );
 

@@ -16,9 +16,9 @@ export interface PasswordHasher {
 // under tsx, ts-jest and compiled output.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-// On Linux the nice value is per thread: hashing threads yield the CPU to the event loop, so a
-// login storm uses every idle cycle without delaying other requests.
-try { require('node:os').setPriority(19); } catch (e) { /* not permitted here: keep the default */ }
+// Below the event loop's priority (on Linux this renices only this thread): hashing takes the CPU
+// the event loop leaves, and a burst of logins no longer delays every other request.
+try { require('node:os').setPriority(10); } catch {}
 const bcrypt = require(workerData.bcryptPath);
 parentPort.on('message', async ({ id, op, password, hash, cost }) => {
   try {

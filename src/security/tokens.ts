@@ -27,7 +27,16 @@ export class TokenError extends Error {
 
 /** Signs and checks every JWT of the service; HS256 only, pinned on verify so `alg: none` never passes. */
 export class TokenService {
-  constructor(private readonly secret: string) {}
+  /**
+   * A KeyObject, not the string: given a string, jsonwebtoken tries it as a PEM/DER public (verify)
+   * or private (sign) key first, and that failed parse, with its thrown error, costs more than the
+   * HMAC itself on every request.
+   */
+  private readonly secret: crypto.KeyObject;
+
+  constructor(secret: string) {
+    this.secret = crypto.createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   issueAccess(subject: string, role: Role): string {
     return jwt.sign({ role }, this.secret, { algorithm: 'HS256', subject, expiresIn: LIFETIME_SECONDS[role] });

@@ -1,0 +1,119 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseDatabaseUrl } from './database';
+import { gitCommit, machineInfo, printResult, printSummary, writeResult } from './report';
+import { SCENARIOS } from './scenarios';
+import type { ScenarioResult } from './scenarios/types';
+import { cleanUpAfterInterrupt, stopAllChildren } from './service';
+
+const USAGE = `usage: npm run bench [-- [--smoke] [--scenario NAME[,NAME]] [--database-url postgres://postgres@127.0.0.1:5432/bench]
+                                 [--service-dir DIR] [--keep-temp] [--cpu-prof DIR]]
+scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
+  --smoke          tiny counts, 1-2 s loads: proves the harness works; exits 0 whatever the figures
+  --database-url   run on a PostgreSQL server (loopback only); the database is dropped and recreated per instance
+  --service-dir    the repository to start (default: this one), e.g. a scratch copy with a proposed fix
+  --keep-temp      keep each instance's DATA_DIR and service.log under the OS temp directory
+  --cpu-prof DIR   start the services with node --cpu-prof, profiles written to DIR (open in Chrome DevTools)`;
+
+function parse() {
+  const { values } = parseArgs({
+    options: {
+      smoke: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      'database-url': { type: 'string' },
+      'service-dir': { type: 'string' },
+      'keep-temp': { type: 'boolean', default: false },
+      'cpu-prof': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
+  if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${USAGE}`);
+  const databaseUrl = values['database-url'];
+  if (databaseUrl) parseDatabaseUrl(databaseUrl);
+  return {
+    smoke: values.smoke,
+    scenarios: names.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name)),
+    databaseUrl,
+    serviceDir: path.resolve(values['service-dir'] ?? path.join(__dirname, '..')),
+    keepTemp: values['keep-temp'],
+    serviceNodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
+  };
+}
+
+async function main(): Promise<number> {
+  const options = parse();
+  const abort = new AbortController();
+  let interrupted = 0;
+  // Ctrl-C: stop every service the bench started before leaving; a second one kills at once.
+  process.on('SIGINT', () => {
+    interrupted++;
+    abort.abort();
+    console.error(interrupted === 1 ? '\ninterrupted: stopping the services...' : '\nkilling the services');
+    void cleanUpAfterInterrupt(interrupted === 1 ? 10_000 : 0).finally(() => process.exit(130));
+  });
+  process.on('SIGTERM', () => {
+    abort.abort();
+    void cleanUpAfterInterrupt(5_000).finally(() => process.exit(143));
+  });
+
+  const started = new Date();
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+  const machine = machineInfo();
+  const database = options.databaseUrl ? `postgres (${new URL(options.databaseUrl).host})` : 'pglite';
+  console.log(`wallet-service bench${options.smoke ? ' (smoke)' : ''}: ${machine.cpuCount} x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${database}`);
+  console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the lead runs the full bench on a quiet machine)`);
+
+  const outcomes: { scenario: string; result?: ScenarioResult; error?: string; file?: string }[] = [];
+  for (const scenario of options.scenarios) {
+    if (abort.signal.aborted) break;
+    const t0 = Date.now();
+    const before = os.loadavg();
+    console.log(`\n--- ${scenario.name}: ${scenario.summary}`);
+    try {
+      const result = await scenario.run({
+        bench: { serviceDir: options.serviceDir, databaseUrl: options.databaseUrl, keepTemp: options.keepTemp, serviceNodeArgs: options.serviceNodeArgs },
+        smoke: options.smoke,
+        signal: abort.signal,
+        log: (m) => console.log(`  [${scenario.name} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`),
+      });
+      printResult(result);
+      const file = writeResult(stamp, result, {
+        command,
+        date: new Date().toISOString(),
+        machine,
+        commit: gitCommit(options.serviceDir),
+        serviceDir: options.serviceDir,
+        smoke: options.smoke,
+        database,
+        loadAverage: { before, after: os.loadavg() },
+        durationS: Math.round((Date.now() - t0) / 100) / 10,
+      });
+      outcomes.push({ scenario: scenario.name, result, file });
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      console.error(`  ${scenario.name} failed: ${message}`);
+      outcomes.push({ scenario: scenario.name, error: err instanceof Error ? err.message.split('\n')[0] : String(err) });
+      await stopAllChildren();
+    }
+  }
+  printSummary(outcomes);
+  console.log(`\ntotal ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);
+  // A missed target is a finding, not a harness failure (the list above names them); an error is.
+  return outcomes.some((o) => o.error) ? 1 : 0;
+}
+
+main()
+  .then((code) => process.exit(code))
+  .catch(async (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    await stopAllChildren();
+    process.exit(1);
+  });

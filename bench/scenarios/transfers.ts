@@ -1,0 +1,151 @@
+import { request } from '../http';
+import { LedgerWatch } from '../ledger-watch';
+import { summarize, type LoadFigures, type Sample } from '../load';
+import { loadRow } from '../report';
+import { adminToken, createUsers, issueSupply, mintTo, type SeededUser } from '../seed';
+import { ServiceInstance, type BenchEnvironment } from '../service';
+import type { Scenario, ScenarioContext, ScenarioResult, Table, TargetCheck } from './types';
+
+/** Tokens minted to each sender: enough for any run's transfers of one token. */
+const STARTING_TOKENS = 100_000;
+/** A hard cap per sender on top of the duration, so the loop is bounded in count as well as time. */
+const MAX_TRANSFERS_PER_USER = 5_000;
+
+interface Transfer extends Sample {
+  /** Ledger of the transfer (from the answer) and the latest closed ledger when it was sent. */
+  ledger?: number;
+  sentAtLedger?: number;
+}
+
+async function transfer(svc: ServiceInstance, from: SeededUser, to: SeededUser, sentAtLedger?: number): Promise<Transfer> {
+  const t = performance.now();
+  try {
+    const res = await request<{ result?: { ledger: number } }>('POST', `${svc.baseUrl}/api/ledger/transfer`, {
+      token: from.token,
+      body: { receiverPublicKey: to.publicKey, amount: 1 },
+      timeoutMs: 60_000,
+    });
+    return { ms: performance.now() - t, status: res.status, ledger: res.body.result?.ledger, sentAtLedger };
+  } catch {
+    return { ms: performance.now() - t, status: 'error', sentAtLedger };
+  }
+}
+
+/** Users with active wallets and tokens: signup (activation), then one admin mint each. */
+async function fundedUsers(svc: ServiceInstance, prefix: string, count: number): Promise<SeededUser[]> {
+  const admin = await adminToken(svc);
+  await issueSupply(svc, admin);
+  const users = await createUsers(svc, prefix, count, 20);
+  await Promise.all(users.map((u) => mintTo(svc, admin, u.userId, STARTING_TOKENS)));
+  return users;
+}
+
+/** Each sender pays the next one in a ring, one transfer after another, until the time is up. */
+async function closedLoop(svc: ServiceInstance, senders: SeededUser[], ring: SeededUser[], seconds: number, signal: AbortSignal): Promise<{ samples: Transfer[]; seconds: number }> {
+  const samples: Transfer[] = [];
+  const started = performance.now();
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    senders.map(async (from, i) => {
+      const to = ring[(i + 1) % ring.length]!;
+      for (let n = 0; n < MAX_TRANSFERS_PER_USER && Date.now() < end && !signal.aborted; n++) samples.push(await transfer(svc, from, to));
+    }),
+  );
+  return { samples, seconds: (performance.now() - started) / 1000 };
+}
+
+async function throughputPart(bench: BenchEnvironment, s: { users: number; durationS: number; baselineS: number }, ctx: ScenarioContext) {
+  const svc = await ServiceInstance.launch(bench, { label: 'transfers-0', ledgerCloseMs: 0, bcryptCost: 4 });
+  try {
+    ctx.log(`LEDGER_CLOSE_MS=0: ${s.users} funded users`);
+    const users = await fundedUsers(svc, 'tf', s.users);
+    ctx.log(`baseline: one user transferring alone for ${s.baselineS} s`);
+    const alone = await closedLoop(svc, users.slice(0, 1), users.slice(0, 2), s.baselineS, ctx.signal);
+    ctx.log(`${s.users} users transferring at once for ${s.durationS} s`);
+    const all = await closedLoop(svc, users, users, s.durationS, ctx.signal);
+    return {
+      baseline: summarize('1 user, transfers one after another (baseline)', alone.samples, alone.seconds),
+      concurrent: summarize(`${s.users} users at once, each one after another`, all.samples, all.seconds),
+    };
+  } finally {
+    await svc.dispose();
+  }
+}
+
+async function confirmationPart(bench: BenchEnvironment, s: { users: number; rounds: number; closeMs: number }, ctx: ScenarioContext) {
+  const svc = await ServiceInstance.launch(bench, { label: 'transfers-close', ledgerCloseMs: s.closeMs, bcryptCost: 4 });
+  let watch: LedgerWatch | undefined;
+  try {
+    ctx.log(`LEDGER_CLOSE_MS=${s.closeMs}: ${s.users} funded users`);
+    const users = await fundedUsers(svc, 'tc', s.users);
+    watch = await LedgerWatch.start(svc.horizonUrl);
+    const samples: Transfer[] = [];
+    const started = performance.now();
+    for (let round = 0; round < s.rounds && !ctx.signal.aborted; round++) {
+      ctx.log(`round ${round + 1}/${s.rounds}: ${s.users} transfers at once`);
+      const sentAt = watch.latest();
+      samples.push(...(await Promise.all(users.map((u, i) => transfer(svc, u, users[(i + 1) % users.length]!, sentAt)))));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    // Closes a transfer waited: its ledger minus the latest closed when it was sent (the watch is at
+    // most one poll behind, which can only add a close), and its latency in close periods.
+    const closes = samples.filter((t) => t.ledger !== undefined).map((t) => Math.max(t.ledger! - t.sentAtLedger!, Math.ceil(t.ms / s.closeMs)));
+    return { figures: summarize(`${s.users} users at once x ${s.rounds} rounds`, samples, seconds), closes, sent: samples.length };
+  } finally {
+    await watch?.stop();
+    await svc.dispose();
+  }
+}
+
+/**
+ * Users' own transfers: each wallet is its own source account with its own submitter, so 100
+ * users should run in parallel; with real ledger timing each transfer lands in the next close.
+ */
+export const transfers: Scenario = {
+  name: 'transfers',
+  summary: '100 users transferring at once: throughput and p99 (LEDGER_CLOSE_MS=0), confirmation within 2 closes (LEDGER_CLOSE_MS=1000)',
+  async run(ctx: ScenarioContext): Promise<ScenarioResult> {
+    const s = ctx.smoke
+      ? { users: 5, durationS: 1, baselineS: 1, rounds: 1, closeMs: 200 }
+      : { users: 100, durationS: 10, baselineS: 5, rounds: 3, closeMs: 1000 };
+    const throughput = await throughputPart(ctx.bench, s, ctx);
+    const confirmation = await confirmationPart(ctx.bench, s, ctx);
+
+    const byCloses = new Map<number, number>();
+    for (const c of confirmation.closes) byCloses.set(c, (byCloses.get(c) ?? 0) + 1);
+    const histogram = Object.fromEntries([...byCloses].sort(([a], [b]) => a - b).map(([c, n]) => [`${c} close${c === 1 ? '' : 's'}`, n]));
+    const worst = confirmation.closes.length ? Math.max(...confirmation.closes) : Infinity;
+    const failed = (f: LoadFigures) => f.non2xx + f.errors;
+    const tables: Table[] = [
+      { title: 'LEDGER_CLOSE_MS=0, closed loop per user (latency ms)', rows: [loadRow(throughput.baseline), loadRow(throughput.concurrent)] },
+      { title: `LEDGER_CLOSE_MS=${s.closeMs} (latency ms)`, rows: [loadRow(confirmation.figures, { 'worst closes': worst })] },
+      { title: 'closes each transfer waited', rows: Object.entries(histogram).map(([closes, n]) => ({ closes, transfers: n })) },
+    ];
+    const targets: TargetCheck[] = [
+      {
+        name: `${s.users} users at once (LEDGER_CLOSE_MS=0): every transfer succeeds`,
+        goal: '0 failed',
+        figure: `${throughput.concurrent.rps} transfers/s, p99 ${throughput.concurrent.p99} ms, ${failed(throughput.concurrent)} failed (1 user alone: ${throughput.baseline.rps}/s, p99 ${throughput.baseline.p99} ms)`,
+        pass: failed(throughput.concurrent) === 0 && throughput.concurrent.ok > 0,
+      },
+      {
+        name: `every transfer confirms (LEDGER_CLOSE_MS=${s.closeMs})`,
+        goal: '<= 2 closes',
+        figure: `worst ${worst} closes over ${confirmation.closes.length}/${confirmation.sent} confirmed, p99 ${confirmation.figures.p99} ms`,
+        pass: worst <= 2 && confirmation.closes.length === confirmation.sent,
+      },
+    ];
+    return {
+      scenario: 'transfers',
+      settings: { ...s, amountPerTransfer: 1, startingTokens: STARTING_TOKENS, bcryptCost: 4, database: ctx.bench.databaseUrl ? 'postgres' : 'pglite' },
+      baseline: { oneUser: throughput.baseline },
+      figures: { concurrent: throughput.concurrent, confirmation: confirmation.figures, closesHistogram: histogram, worstCloses: worst },
+      tables,
+      targets,
+      notes: [
+        'Sender i pays sender i+1 (a ring), so every wallet sends and receives; each sender waits for its answer before the next transfer (closed loop).',
+        'A transfer\'s closes = max(its ledger - the latest closed ledger when sent, ceil(latency / LEDGER_CLOSE_MS)).',
+      ],
+    };
+  },
+};
