@@ -33,7 +33,7 @@ export class WalletActivationService implements WalletActivator {
   ) {}
 
   async activate(wallet: { userId: string; publicKey: string }): Promise<void> {
-    const attempt = this.activateOne(wallet.userId);
+    const attempt = this.activateOne(wallet.userId, { fresh: true });
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, this.options.signupWaitMs);
@@ -42,11 +42,16 @@ export class WalletActivationService implements WalletActivator {
     clearTimeout(timer);
   }
 
-  /** Activates one wallet; true when it is active. Never throws: failures leave it pending. */
-  activateOne(userId: string): Promise<boolean> {
+  /**
+   * Activates one wallet; true when it is active. Never throws: failures leave it pending.
+   * `fresh`: the key pair was just generated, so the account cannot exist yet and the ledger lookup
+   * is skipped (a burst of signups queues its activations in one tick); an earlier attempt whose
+   * answer was lost still ends well through op_already_exists.
+   */
+  activateOne(userId: string, options: { fresh?: boolean } = {}): Promise<boolean> {
     let running = this.inProgress.get(userId);
     if (!running) {
-      running = this.tryActivate(userId).finally(() => this.inProgress.delete(userId));
+      running = this.tryActivate(userId, options.fresh ?? false).finally(() => this.inProgress.delete(userId));
       this.inProgress.set(userId, running);
     }
     return running;
@@ -82,14 +87,14 @@ export class WalletActivationService implements WalletActivator {
     await this.sweeping;
   }
 
-  private async tryActivate(userId: string): Promise<boolean> {
+  private async tryActivate(userId: string, fresh: boolean): Promise<boolean> {
     try {
       const ledger = await this.runtime.ready();
       const wallet = await this.wallets.findByUserId(userId);
       if (!wallet) return false;
       if (wallet.status === 'active') return true;
       const user = Keypair.fromSecret(this.walletService.revealSecret(wallet));
-      const existing = await this.runtime.client.loadAccount(wallet.publicKey);
+      const existing = fresh ? undefined : await this.runtime.client.loadAccount(wallet.publicKey);
       const trust = Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey });
       if (!existing) {
         const create = Operation.createAccount({ destination: wallet.publicKey, startingBalance: this.options.startingXlm });

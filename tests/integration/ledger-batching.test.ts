@@ -40,7 +40,7 @@ describe('batched wallet activation', () => {
       }));
     }
     const before = await latestLedger();
-    const results = await Promise.all(users.map((id) => app.container.activation.activateOne(id)));
+    const results = await Promise.all(users.map((id) => app.container.activation.activateOne(id, { fresh: true })));
     const after = await latestLedger();
 
     expect(results.every(Boolean)).toBe(true);

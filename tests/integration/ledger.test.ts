@@ -53,6 +53,17 @@ describe('finishing an activation', () => {
   });
 });
 
+describe('a fresh activation whose account already exists', () => {
+  it('ends well through op_already_exists: the trustline is added and the wallet is active', async () => {
+    await ledger.stop();
+    const user = await createUser(app);
+    await ledger.start();
+    await fetch(`${ledger.url}/friendbot?addr=${user.ledgerPublicKey}`);
+    expect(await app.container.activation.activateOne(user.userId, { fresh: true })).toBe(true);
+    expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('0.0000000');
+  });
+});
+
 describe('a user journey: issue, mint, transfer', () => {
   it('mints 50 to the first user, who transfers 20 to the second; balances and lists agree', async () => {
     const admin = await adminToken(app);
