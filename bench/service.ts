@@ -239,6 +239,11 @@ export class ServiceInstance {
     }
   }
 
+  /** The running service's process id: the soak reads its resident memory from /proc/<pid>/status. */
+  get pid(): number | undefined {
+    return this.child && !exited(this.child) ? this.child.pid : undefined;
+  }
+
   logTail(): string {
     return tail(this.logFile);
   }
@@ -284,6 +289,51 @@ export class PaystackSandboxProcess {
 
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.child) await stopChild(this.child);
+    removeTempRoot(this.root);
+  }
+}
+
+/**
+ * The sandbox ledger on its own (`npm run sandbox:ledger`). The embedded one keeps every
+ * transaction it ever applied in the service's own heap (it is the ledger's history), so a soak
+ * of the service alone runs the ledger beside it, as production runs Horizon elsewhere.
+ */
+export class LedgerSandboxProcess {
+  private child: ChildProcess | undefined;
+
+  private constructor(
+    readonly root: string,
+    readonly port: number,
+  ) {}
+
+  static async launch(bench: BenchEnvironment, closeMs = 0): Promise<LedgerSandboxProcess> {
+    const root = makeTempRoot('ledger', bench.keepTemp);
+    const sandbox = new LedgerSandboxProcess(root, await freePort());
+    const args = ['--port', String(sandbox.port), '--data-dir', path.join(root, 'data'), '--close-ms', String(closeMs)];
+    const child = spawnTs(bench.serviceDir, 'src/sandbox/horizon/cli.ts', args, { ...process.env, LOG_LEVEL: 'warn' }, path.join(root, 'ledger.log'));
+    sandbox.child = child;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (exited(child)) throw new Error(`ledger sandbox exited during start:\n${tail(path.join(root, 'ledger.log'))}`);
+      const probe = await request('GET', `${sandbox.url}/`, { timeoutMs: 2_000 }).catch(() => undefined);
+      if (probe?.status === 200) return sandbox;
+      await sleep(250);
+    }
+    await stopChild(child);
+    throw new Error('ledger sandbox not ready in time');
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** What the service needs to use it instead of the embedded ledger. */
+  get env(): Record<string, string> {
+    return { HORIZON_URL: this.url, STELLAR_NETWORK_PASSPHRASE: 'Wallet Sandbox Network ; 2026', FRIENDBOT_URL: `${this.url}/friendbot` };
   }
 
   async dispose(): Promise<void> {

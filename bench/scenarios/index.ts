@@ -2,8 +2,9 @@ import { growth } from './growth';
 import { loginStorm } from './login-storm';
 import { minting } from './minting';
 import { readPath } from './read-path';
+import { soak } from './soak';
 import { transfers } from './transfers';
 import type { Scenario } from './types';
 
-/** In the order a full run takes them: cheap reads first, the big seeding last. */
-export const SCENARIOS: Scenario[] = [readPath, loginStorm, transfers, minting, growth];
+/** In the order a full run takes them: cheap reads first, the big seeding, then the 5-minute soak, last. */
+export const SCENARIOS: Scenario[] = [readPath, loginStorm, transfers, minting, growth, soak];
