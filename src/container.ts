@@ -214,6 +214,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   );
   const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
 
+  let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
     '/api/admin': adminRoutes({ admins, ...common }),
@@ -269,9 +270,13 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
         .then((ready) => (readyLedger = ready))
         .catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
       activation.start();
+      // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
+      purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);
+      purgeTimer.unref();
       reconciler.start(30_000);
     },
     async close() {
+      clearInterval(purgeTimer);
       await activation.stop();
       await reconciler.stop();
       await sandboxes.paystack?.close();

@@ -33,9 +33,4 @@ export class LedgerRejectedError extends Error {
   get code(): string {
     return this.operationCodes.find((c) => c !== 'op_success') ?? this.transactionCode;
   }
-
-  /** Whether this envelope can never be applied later (so a replacement is safe). */
-  get isFinal(): boolean {
-    return true;
-  }
 }

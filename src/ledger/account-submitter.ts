@@ -274,4 +274,3 @@ function backoff(round: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * (base / 2)));
 }
 
-export { LedgerIndeterminateError };

@@ -12,9 +12,6 @@ export interface WalletActivator {
   activate(wallet: { userId: string; publicKey: string }): Promise<void>;
 }
 
-/** Until a ledger is wired in, wallets simply stay pending. */
-export const noLedgerActivator: WalletActivator = { activate: async () => undefined };
-
 export class WalletService {
   constructor(
     private readonly wallets: WalletRepository,

@@ -1,17 +1,9 @@
-import fs from 'node:fs';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import jwt from 'jsonwebtoken';
-import request from 'supertest';
-import { loadConfig } from '../../src/config/env';
-import { buildContainer } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
-import { createLogger } from '../../src/logger';
-import { TEST_JWT_SECRET, TEST_WALLET_KEY, testDatabase, type TestApp } from './test-app';
+import { startTestApp, TEST_JWT_SECRET, type TestApp } from './test-app';
 
 /** Rows of a raw query, whichever driver answered (PGlite and node-postgres both return `rows`). */
 export async function rowsOf<T>(database: DatabaseHandle, query: ReturnType<typeof sql>): Promise<T[]> {
@@ -78,42 +70,8 @@ export function forgeTokens(subject: string, validUserToken: string, resetToken:
  * The real application on the file's database as it is (no reset): a second process of the
  * service, or the same one restarted with other configuration.
  */
-export async function startAppKeepingData(env: Record<string, string> = {}, logLevel = 'silent'): Promise<TestApp> {
-  const database = await testDatabase();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-hardening-'));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    JWT_SECRET: TEST_JWT_SECRET,
-    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    AUTH_RATE_LIMIT: '0',
-    BCRYPT_COST: '4',
-    PASSWORD_HASH_THREADS: '2',
-    LOG_LEVEL: logLevel,
-    HORIZON_URL: 'http://127.0.0.1:9',
-    STELLAR_NETWORK_PASSPHRASE: 'Closed Test Network',
-    PAYSTACK_SECRET_KEY: 'sk_test_unreachable',
-    PAYSTACK_BASE_URL: 'http://127.0.0.1:9',
-    ...env,
-  });
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  const container = await buildContainer(config, createLogger({ level: config.logLevel, destination }), { database });
-  return {
-    container,
-    http: request(container.app),
-    dataDir,
-    logs,
-    async close() {
-      await container.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+export function startAppKeepingData(env: Record<string, string> = {}, logLevel = 'silent'): Promise<TestApp> {
+  return startTestApp(env, logLevel, { reset: false });
 }
 
 /** Polls `probe` until it returns something other than undefined; fails after `timeoutMs`. */

@@ -1,68 +1,22 @@
-import fs from 'node:fs';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
-import request from 'supertest';
 import type { InitializedTransaction } from '../../src/clients/paystack.client';
-import { loadConfig } from '../../src/config/env';
-import { buildContainer, type Container } from '../../src/container';
+import type { Container } from '../../src/container';
 import type { PaymentRow } from '../../src/db/repositories/payment.repository';
 import { mintBatches, payments } from '../../src/db/schema';
-import { createLogger } from '../../src/logger';
 import type { SignedBatch } from '../../src/ledger/account-submitter';
 import { signPaystackPayload } from '../../src/sandbox/paystack';
-import { resetDatabase } from './database';
 import { adminToken, bearer, type CreatedUser } from './factories';
-import { TEST_JWT_SECRET, TEST_WALLET_KEY, testDatabase, type TestApp } from './test-app';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
-export interface PaymentsAppOptions {
-  /** false builds a second process's container on the file's database as it is (a restart). Default true. */
-  reset?: boolean;
-  /** How long verify waits for the mint before answering (container default 10 s). */
-  mintWaitMs?: number;
-  signupWaitMs?: number;
-}
+export type PaymentsAppOptions = TestAppOptions;
 
 /**
  * Like startTestApp, but reaches the container options the environment cannot set, and can build
  * an app on the database as another process left it (no reset), as after a restart.
  */
-export async function startPaymentsApp(env: Record<string, string> = {}, options: PaymentsAppOptions = {}): Promise<TestApp> {
-  const database = await testDatabase();
-  if (options.reset !== false) await resetDatabase(database);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-payments-test-'));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    JWT_SECRET: TEST_JWT_SECRET,
-    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-    AUTH_RATE_LIMIT: '0',
-    BCRYPT_COST: '4',
-    PASSWORD_HASH_THREADS: '2',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
-  const logs: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  const logger = createLogger({ level: config.logLevel, destination });
-  const container = await buildContainer(config, logger, { database, mintWaitMs: options.mintWaitMs, signupWaitMs: options.signupWaitMs });
-  return {
-    container,
-    http: request(container.app),
-    dataDir,
-    logs,
-    async close() {
-      await container.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+export function startPaymentsApp(env: Record<string, string> = {}, options: PaymentsAppOptions = {}): Promise<TestApp> {
+  return startTestApp(env, 'silent', options);
 }
 
 /** Gives the distribution account token supply (the admin's create-asset), so payments can be paid out. */

@@ -39,9 +39,17 @@ export async function closeTestDatabase(): Promise<void> {
  * Builds the real application (every layer, real database) around the file's database, with
  * configuration as the environment would give it. Logs go to memory at `logLevel` (default silent).
  */
-export async function startTestApp(env: Record<string, string> = {}, logLevel = 'silent'): Promise<TestApp> {
+export interface TestAppOptions {
+  /** false builds the app on the file's database as it is: a second process, or a restart. Default true. */
+  reset?: boolean;
+  /** Container options the environment cannot set. */
+  signupWaitMs?: number;
+  mintWaitMs?: number;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, logLevel = 'silent', options: TestAppOptions = {}): Promise<TestApp> {
   const database = await testDatabase();
-  await resetDatabase(database);
+  if (options.reset !== false) await resetDatabase(database);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -67,7 +75,7 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const container = await buildContainer(config, logger, { database });
+  const container = await buildContainer(config, logger, { database, signupWaitMs: options.signupWaitMs, mintWaitMs: options.mintWaitMs });
   return {
     container,
     http: request(container.app),
