@@ -90,7 +90,7 @@ export async function onServiceDatabase<T>(svc: ServiceInstance, fn: (session: S
   return svc.whileStopped(() => withSql({ pgliteDir: svc.pgliteDir }, fn));
 }
 
-const TRANSACTION_COLUMNS = 'ledger_transaction_id, from_public_key, to_public_key, amount_stroops, asset_code, user_id, kind, created_at';
+const TRANSACTION_COLUMNS = 'ledger_transaction_id, from_public_key, to_public_key, amount_stroops, asset_code, user_id, kind, status, created_at';
 
 /**
  * Rows that look like real records: a 64-hex hash, 56-character keys, one mint in ten, and
@@ -99,14 +99,14 @@ const TRANSACTION_COLUMNS = 'ledger_transaction_id, from_public_key, to_public_k
  */
 function transactionRow(userIdExpr: string): string {
   return `md5('h' || g) || md5('i' || g), $FROM, 'G' || upper(substr(md5('k' || g) || md5('l' || g), 1, 55)),
-    (g % 1000 + 1)::bigint * 10000000, 'WLT', ${userIdExpr}, case when g % 10 = 0 then 'mint' else 'transfer' end, now() - make_interval(secs => g)`;
+    (g % 1000 + 1)::bigint * 10000000, 'WLT', ${userIdExpr}, case when g % 10 = 0 then 'payment_mint' else 'transfer' end, 'confirmed', now() - make_interval(secs => g)`;
 }
 
 /** `count` records owned by one user (the one whose list is measured). */
 export async function insertUserTransactions(session: SqlSession, userId: string, publicKey: string, count: number): Promise<void> {
   if (count <= 0) return;
   await session.query(
-    `insert into transactions (${TRANSACTION_COLUMNS})
+    `insert into ledger_entries (${TRANSACTION_COLUMNS})
      select ${transactionRow('$1::uuid').replace('$FROM', '$2')} from generate_series(1, $3::int) g`,
     [userId, publicKey, count],
   );
@@ -134,7 +134,7 @@ export async function insertBulkTransactions(session: SqlSession, from: number, 
     `with owners as (
        select id, (row_number() over (order by id)) - 1 as n from users where username like '${BULK_USER_PREFIX}%'
      )
-     insert into transactions (${TRANSACTION_COLUMNS})
+     insert into ledger_entries (${TRANSACTION_COLUMNS})
      select ${transactionRow('owners.id').replace('$FROM', "'GBULK' || owners.n")}
      from generate_series($1::int, $2::int) g join owners on owners.n = g % $3::int`,
     [from, to, owners],
@@ -143,11 +143,11 @@ export async function insertBulkTransactions(session: SqlSession, from: number, 
 
 /** Statistics and the visibility map as autovacuum would leave them, so plans are the steady state's. */
 export async function vacuumAnalyze(session: SqlSession): Promise<void> {
-  await session.query('vacuum analyze transactions');
+  await session.query('vacuum analyze ledger_entries');
   await session.query('vacuum analyze users');
 }
 
 export async function countTransactions(session: SqlSession): Promise<number> {
-  const [row] = await session.query<{ n: string | number }>('select count(*) as n from transactions');
+  const [row] = await session.query<{ n: string | number }>('select count(*) as n from ledger_entries');
   return Number(row?.n ?? 0);
 }

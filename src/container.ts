@@ -16,7 +16,11 @@ import { PasswordResetRepository } from './db/repositories/password-reset.reposi
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
-import { LedgerRuntime, type ReadyLedger } from './ledger/ledger-runtime';
+import { JournalRepository } from './db/repositories/journal.repository';
+import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
+import { JournalReconciler } from './ledger/journal-reconciler';
+import { auditLedger, type AuditReport } from './ledger/ledger-audit';
+import { LedgerJournal, type ReadyLedger } from './ledger/ledger-journal';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
@@ -33,9 +37,9 @@ import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox }
 import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
-import { MintReconciler } from './services/mint-reconciler';
 import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
+import { WebhookInboxService } from './services/webhook-inbox.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
@@ -51,15 +55,18 @@ export interface Container {
   admins: AdminService;
   wallets: WalletService;
   ledger: LedgerService;
-  ledgerRuntime: LedgerRuntime;
+  journal: LedgerJournal;
   activation: WalletActivationService;
   payments: PaymentService;
-  reconciler: MintReconciler;
+  reconciler: JournalReconciler;
+  webhookInbox: WebhookInboxService;
   metrics: ServiceMetrics;
   /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
   routeGroups: Record<string, RouteDef[]>;
   app: Express;
-  /** Starts the background work: ledger bootstrap, pending wallet activation, mint reconciliation. */
+  /** Compares the database with the ledger (npm run ledger:audit). */
+  audit(): Promise<AuditReport>;
+  /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox. */
   start(): void;
   close(): Promise<void>;
 }
@@ -143,9 +150,16 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   // starts one of its own.
   let readyLedger: ReadyLedger | undefined;
   const trackReady = () => {
-    if (!readyLedger) ledgerRuntime.ready().then((ready) => (readyLedger = ready), () => undefined);
+    if (!readyLedger) journal.ready().then((ready) => (readyLedger = ready), () => undefined);
   };
-  const ledgerRuntime = new LedgerRuntime({
+  const userRepo = new UserRepository(db);
+  const walletRepo = new WalletRepository(db);
+  const transactionRepo = new TransactionRepository(db);
+  const paymentRepo = new PaymentRepository(db);
+  const journalRepo = new JournalRepository(db);
+  const idempotency = new IdempotencyRepository(db);
+  const timing = config.ledger;
+  const journal = new LedgerJournal({
     client: new StellarClient({
       horizonUrl,
       networkPassphrase: networkPassphraseFor(config),
@@ -153,6 +167,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       readTimeoutMs: config.ledger.readTimeoutMs,
     }),
     database,
+    journal: journalRepo,
+    wallets: walletRepo,
     systemAccounts: new SystemAccountRepository(db),
     cipher,
     tokenCode: config.ledger.tokenCode,
@@ -161,47 +177,46 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     friendbotUrl: friendbotFor(config, horizonUrl),
     channelCount: config.ledger.channelCount,
     logger,
+    timing: {
+      answerWaitMs: timing.answerWaitMs,
+      leaseMs: timing.leaseMs,
+      txTimeoutSeconds: timing.txTimeoutSeconds,
+      settleAttempts: 6,
+      settleBaseDelayMs: timing.settleBaseDelayMs,
+      recheckMs: timing.recheckMs,
+    },
     onResult: (code) => {
       metrics.countLedgerResult(code);
       trackReady();
     },
   });
 
-  const userRepo = new UserRepository(db);
-  const walletRepo = new WalletRepository(db);
-  const transactionRepo = new TransactionRepository(db);
-  const paymentRepo = new PaymentRepository(db);
-  const idempotency = new IdempotencyRepository(db);
   const wallets = new WalletService(walletRepo, cipher);
   const activation = new WalletActivationService(
-    ledgerRuntime,
+    journal,
     walletRepo,
     wallets,
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
     logger,
   );
   const users = new UserService(db, userRepo, wallets, activation, hasher, tokens);
-  const ledger = new LedgerService(db, ledgerRuntime, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const ledger = new LedgerService(journal, journalRepo, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
     new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
     paymentRepo,
     userRepo,
     walletRepo,
-    ledgerRuntime,
+    journal,
     { publicBaseUrl: config.publicBaseUrl, tokensPerNaira: config.payments.tokensPerNaira, tokenCode: config.ledger.tokenCode, mintWaitMs: options.mintWaitMs ?? 10_000 },
     logger,
   );
-  const reconciler = new MintReconciler(paymentRepo, payments, ledgerRuntime, config.ledger.tokenCode, logger);
-  // Mint envelopes are stored with their payments before submission (exactly-once, CONTRACT 8).
-  ledgerRuntime.distributionHooks.onSigned = async (batch) => {
-    if (batch.tags.length === 0) return;
-    const linked = await paymentRepo.recordBatch(batch.hash, batch.envelopeXdr, batch.tags);
-    if (linked.length !== batch.tags.length) {
-      await paymentRepo.markBatchDead(batch.hash);
-      throw new Error('a payment in this batch is already linked to another mint envelope');
-    }
-  };
-  ledgerRuntime.distributionHooks.onRejected = (hash) => paymentRepo.markBatchDead(hash);
+  const reconciler = new JournalReconciler(journal, { leaseMs: timing.leaseMs, batchSize: 200 }, logger);
+  const webhookInbox = new WebhookInboxService(
+    new WebhookInboxRepository(db),
+    payments,
+    { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
+    logger,
+  );
   const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl);
   const principals = new PrincipalCache(2000);
   const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (id) =>
@@ -232,17 +247,13 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     routeGroups,
     mounts: sandboxes.mounts,
     rawMounts: {
-      '/api/payments/webhook': paymentsWebhookRouter({
-        payments,
-        secretKey: paystack.secretKey,
-        onError: (err) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'webhook settlement deferred'),
-      }),
+      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey }),
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
     ready: async () => {
       await db.execute('select 1');
-      return ledgerRuntime.client.isReachable();
+      return journal.client.isReachable();
     },
   });
 
@@ -257,15 +268,27 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     admins,
     wallets,
     ledger,
-    ledgerRuntime,
+    journal,
     activation,
     payments,
     reconciler,
+    webhookInbox,
     metrics,
+    async audit() {
+      const ready = await journal.ready();
+      return auditLedger({
+        client: journal.client,
+        journal: journalRepo,
+        wallets: walletRepo,
+        payments: paymentRepo,
+        asset: ready.asset,
+        distribution: ready.keys.distribution.publicKey(),
+      });
+    },
     routeGroups,
     app,
     start() {
-      ledgerRuntime
+      journal
         .ready()
         .then((ready) => (readyLedger = ready))
         .catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
@@ -273,12 +296,16 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
       purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);
       purgeTimer.unref();
-      reconciler.start(30_000);
+      reconciler.start(timing.reconcileIntervalMs);
+      webhookInbox.start(timing.reconcileIntervalMs);
     },
     async close() {
       clearInterval(purgeTimer);
       await activation.stop();
       await reconciler.stop();
+      await webhookInbox.stop();
+      // Whatever is in flight finishes or stays in the journal for the next process.
+      await journal.drain();
       await sandboxes.paystack?.close();
       await sandboxes.horizon?.close();
       mailer.close();

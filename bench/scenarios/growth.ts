@@ -10,13 +10,13 @@ import type { Cell, Scenario, ScenarioContext, ScenarioResult, TargetCheck } fro
  * listAll/countAll, as Drizzle writes them), for EXPLAIN ANALYZE at each size.
  */
 const QUERIES: Record<string, { sql: string; byUser: boolean }> = {
-  userList: { sql: 'select * from transactions where user_id = $1 order by created_at desc, id desc limit 100 offset 0', byUser: true },
-  userCount: { sql: 'select count(*) from transactions where user_id = $1', byUser: true },
+  userList: { sql: "select * from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint') order by created_at desc, id desc limit 100 offset 0", byUser: true },
+  userCount: { sql: "select count(*) from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint')", byUser: true },
   adminList: {
-    sql: 'select t.*, u.username, u.email from transactions t left join users u on u.id = t.user_id order by t.created_at desc, t.id desc limit 100 offset 0',
+    sql: "select t.*, u.username, u.email from ledger_entries t left join users u on u.id = t.user_id where t.kind in ('transfer', 'payment_mint', 'admin_mint') order by t.created_at desc, t.id desc limit 100 offset 0",
     byUser: false,
   },
-  adminCount: { sql: 'select count(*) from transactions', byUser: false },
+  adminCount: { sql: "select count(*) from ledger_entries where kind in ('transfer', 'payment_mint', 'admin_mint')", byUser: false },
 };
 
 interface Explained {
@@ -67,7 +67,7 @@ export const growth: Scenario = {
           if (i === 0) {
             await insertBulkUsers(db, s.bulkUsers);
             await insertUserTransactions(db, user!.userId, user!.publicKey, s.userRecords);
-            indexes = await db.query("select tablename, indexname, indexdef from pg_indexes where tablename in ('transactions', 'users') order by tablename, indexname");
+            indexes = await db.query("select tablename, indexname, indexdef from pg_indexes where tablename in ('ledger_entries', 'users') order by tablename, indexname");
           }
           const missing = stage - (await countTransactions(db));
           await insertBulkTransactions(db, nextBulk, nextBulk + missing - 1, s.bulkUsers);

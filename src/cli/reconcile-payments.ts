@@ -1,16 +1,13 @@
-import http from 'node:http';
-import { ConfigError, loadConfig, type Config } from '../config/env';
-import { buildContainer } from '../container';
+import { ConfigError, loadConfig } from '../config/env';
+import { openCliContainer, waitForLedger } from './cli-container';
 import { countPaymentsByStatus, PAYMENT_STATUSES, type PaymentStatus } from '../metrics/payment-counts';
 import { createLogger } from '../logger';
 
-const LEDGER_WAIT_MS = 60_000;
-
 /**
- * `npm run payments:reconcile`: one pass of the mint reconciler, the same one the server runs at
- * start and every 30 s. Paid payments whose tokens were not minted (a crash, a ledger outage) are
- * finished: a stored envelope is confirmed by hash or resubmitted as is, never rebuilt while it
- * could still apply; a payment without an envelope is minted. Prints the payments by status
+ * `npm run payments:reconcile`: the journal's reconciler, the same one the server runs at start and
+ * every RECONCILE_INTERVAL_MS, until nothing is due. Paid payments whose tokens were not minted (a
+ * crash, a ledger outage) are finished: a stored envelope is settled by ledger evidence or
+ * resubmitted as is, never rebuilt while it could still apply. Prints the payments by status
  * before and after.
  *
  * With the embedded database (no DATABASE_URL) or the embedded ledger (no HORIZON_URL), stop the
@@ -20,17 +17,13 @@ const LEDGER_WAIT_MS = 60_000;
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const embedded = config.databaseUrl === undefined || config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
-  // Taking the port first fails fast, before the database is opened, when the server still runs.
-  const server = embedded ? await takePort(config) : undefined;
-  const container = await buildContainer(config, logger);
-  server?.on('request', container.app);
+  const { container, close } = await openCliContainer(config, logger);
   try {
     const before = await countPaymentsByStatus(container.database.db);
     console.log(`before: ${describe(before)}`);
 
-    await waitForLedger(() => container.ledgerRuntime.ready());
-    await container.reconciler.run();
+    await waitForLedger(() => container.journal.ready());
+    await container.reconciler.drain();
 
     const after = await countPaymentsByStatus(container.database.db);
     console.log(`after:  ${describe(after)}`);
@@ -38,47 +31,17 @@ async function main(): Promise<void> {
     console.log(
       `minted ${minted} payment(s); ${after.verified} paid payment(s) still unfinished` +
         (after.verified > 0
-          ? ' (ones verified in the last minute without an envelope are left to the live path; a ledger still down leaves the rest: run again)'
+          ? ' (mints still leased to a running process, LEDGER_LEASE_MS, are left to it; a ledger still down leaves the rest: run again)'
           : ''),
     );
     if (after.verified > 0) process.exitCode = 3;
   } finally {
-    await container.close();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
   }
 }
 
 function describe(counts: Record<PaymentStatus, number>): string {
   return PAYMENT_STATUSES.map((s) => `${s}=${counts[s]}`).join(' ') + ` (unfinished: verified=${counts.verified})`;
-}
-
-async function takePort(config: Config): Promise<http.Server> {
-  const server = http.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new Error(`port ${config.port} is in use: stop the server first (the embedded database and ledger belong to one process)`)
-          : err,
-      ),
-    );
-    server.listen(config.port, '127.0.0.1', resolve);
-  });
-  return server;
-}
-
-/** The ledger bootstrap, retried while the ledger is unreachable, for up to a minute. */
-async function waitForLedger(ready: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + LEDGER_WAIT_MS;
-  for (;;) {
-    try {
-      await ready();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`the ledger is not reachable: ${err instanceof Error ? err.message : String(err)}`);
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-    }
-  }
 }
 
 main().catch((err: unknown) => {

@@ -26,6 +26,16 @@ export interface LedgerAccount {
   balances: LedgerBalance[];
 }
 
+export interface LedgerPayment {
+  /** The operation's id. */
+  id: string;
+  hash: string;
+  from: string;
+  to: string;
+  /** 7-decimal string. */
+  amount: string;
+}
+
 export interface SubmitResult {
   hash: string;
   ledger: number;
@@ -42,6 +52,23 @@ const accountSchema = z.looseObject({ id: z.string(), sequence: z.string().regex
 const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number() });
 // The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
 const transactionSchema = z.looseObject({ hash: z.string(), ledger_attr: z.number(), successful: z.boolean() });
+const paymentPageSchema = z.looseObject({
+  records: z.array(
+    z.looseObject({
+      id: z.string(),
+      paging_token: z.string(),
+      type: z.string(),
+      transaction_hash: z.string(),
+      transaction_successful: z.boolean().optional(),
+      from: z.string().optional(),
+      to: z.string().optional(),
+      amount: z.string().optional(),
+      asset_code: z.string().optional(),
+      asset_issuer: z.string().optional(),
+    }),
+  ),
+});
+const rootSchema = z.looseObject({ history_latest_ledger: z.number().int(), history_latest_ledger_closed_at: z.iso.datetime({ offset: true }) });
 const failureSchema = z.looseObject({
   extras: z.looseObject({
     result_codes: z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() }),
@@ -101,9 +128,11 @@ export class StellarClient {
   }
 
   /**
-   * Submits a signed transaction once. A timeout or 504 means the outcome is unknown and is
-   * reported as LedgerIndeterminateError carrying the hash; callers settle it with findTransaction
-   * or by resubmitting the same envelope (the same hash can only apply once).
+   * Submits a signed transaction once. Only two answers are clear: success, and Horizon's 400
+   * refusal with result codes (LedgerRejectedError). A connection that could not be opened never
+   * carried the envelope (LedgerUnavailableError). Anything after the envelope may have left this
+   * process (timeout, 5xx, reset, an unreadable body) is LedgerIndeterminateError: the transaction
+   * may still apply, so the caller looks the hash up and only ever resubmits these same bytes.
    */
   async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
     const hash = tx.hash().toString('hex');
@@ -118,21 +147,34 @@ export class StellarClient {
       return { hash: parsed.data.hash, ledger: parsed.data.ledger };
     } catch (err) {
       if (err instanceof LedgerIndeterminateError) throw err;
-      const status = httpStatusOf(err);
-      if (status === 400) {
+      if (httpStatusOf(err) === 400) {
         const failure = failureSchema.safeParse(responseDataOf(err));
         if (failure.success) {
           const codes = failure.data.extras.result_codes;
           throw new LedgerRejectedError(codes.transaction, codes.operations ?? []);
         }
-        throw new LedgerRejectedError('tx_malformed', []);
       }
-      if (status === 504 || (status === undefined && isTimeout(err))) throw new LedgerIndeterminateError(hash);
-      // Refused connection or 5xx before Horizon took it: the transaction did not reach the network.
-      throw unavailable(err);
+      if (httpStatusOf(err) === undefined && neverConnected(err)) throw unavailable(err);
+      throw new LedgerIndeterminateError(hash);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The newest ledger this Horizon has ingested, with its close time. Horizon ingests ledgers in
+   * order, so a hash absent from it after this ledger is absent from every ledger up to it.
+   */
+  async latestLedger(): Promise<{ sequence: number; closedAt: Date }> {
+    let raw: unknown;
+    try {
+      raw = await this.server.root();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    const parsed = rootSchema.safeParse(raw);
+    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered an unreadable root');
+    return { sequence: parsed.data.history_latest_ledger, closedAt: new Date(parsed.data.history_latest_ledger_closed_at) };
   }
 
   /** A transaction by hash: applied (successful), failed on the ledger, or unknown (undefined). */
@@ -144,6 +186,32 @@ export class StellarClient {
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw unavailable(err);
+    }
+  }
+
+  /**
+   * Every successful payment of `asset` to or from an account, oldest first (paged through
+   * Horizon's /accounts/:id/payments). For the audit, which matches them to the journal.
+   */
+  async tokenPaymentsOf(publicKey: string, asset: Asset): Promise<LedgerPayment[]> {
+    const found: LedgerPayment[] = [];
+    let cursor = '';
+    for (;;) {
+      let raw: unknown;
+      try {
+        raw = await this.server.payments().forAccount(publicKey).order('asc').limit(200).cursor(cursor).call();
+      } catch (err) {
+        if (httpStatusOf(err) === 404) return found;
+        throw unavailable(err);
+      }
+      const page = paymentPageSchema.parse(raw);
+      for (const p of page.records) {
+        if (p.type === 'payment' && p.transaction_successful !== false && p.asset_code === asset.getCode() && p.asset_issuer === asset.getIssuer()) {
+          found.push({ id: p.id, hash: p.transaction_hash, from: p.from!, to: p.to!, amount: p.amount! });
+        }
+      }
+      if (page.records.length < 200) return found;
+      cursor = page.records.at(-1)!.paging_token;
     }
   }
 
@@ -187,9 +255,12 @@ function responseDataOf(err: unknown): unknown {
   return e?.response?.data ?? e?.response;
 }
 
-function isTimeout(err: unknown): boolean {
+/** Errors that mean no connection was ever opened, so no byte of the request left this process. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function neverConnected(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+  return typeof code === 'string' && NEVER_CONNECTED.has(code);
 }
 
 function unavailable(err: unknown): LedgerUnavailableError {

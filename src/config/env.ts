@@ -44,6 +44,13 @@ const envSchema = z.object({
   LEDGER_CHANNELS: z.coerce.number().int().min(0).max(50).default(8),
   LEDGER_SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   LEDGER_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
+  LEDGER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -112,7 +119,16 @@ export interface Config {
     channelCount: number;
     submitTimeoutMs: number;
     readTimeoutMs: number;
+    /** How long a transfer or mint waits for the ledger before answering 202 pending. */
+    answerWaitMs: number;
+    /** How long the signing process owns an envelope before another process's reconciler may take it. */
+    leaseMs: number;
+    txTimeoutSeconds: number;
+    settleBaseDelayMs: number;
+    recheckMs: number;
+    reconcileIntervalMs: number;
   };
+  webhookRetryBaseMs: number;
   payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
@@ -164,12 +180,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       channelCount: env.LEDGER_CHANNELS,
       submitTimeoutMs: env.LEDGER_SUBMIT_TIMEOUT_MS,
       readTimeoutMs: env.LEDGER_READ_TIMEOUT_MS,
+      answerWaitMs: env.LEDGER_ANSWER_WAIT_MS,
+      leaseMs: env.LEDGER_LEASE_MS,
+      txTimeoutSeconds: env.LEDGER_TX_TIMEOUT_SECONDS,
+      settleBaseDelayMs: env.LEDGER_SETTLE_BASE_MS,
+      recheckMs: env.LEDGER_RECHECK_MS,
+      reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
     },
     payments: {
       paystackSecretKey: env.PAYSTACK_SECRET_KEY,
       paystackBaseUrl: env.PAYSTACK_BASE_URL.replace(/\/+$/, ''),
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
+    webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },
     bootstrapAdmin:
       env.ADMIN_EMAIL && env.ADMIN_PASSWORD ? { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } : undefined,

@@ -77,33 +77,6 @@ export const passwordResetTokens = pgTable(
   (t) => [index('password_reset_tokens_user_idx').on(t.userId)],
 );
 
-/**
- * Ledger movements recorded by the service. No foreign key to users: financial history outlives
- * the account that made it.
- */
-export const transactions = pgTable(
-  'transactions',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    ledgerTransactionId: text('ledger_transaction_id').notNull(),
-    fromPublicKey: text('from_public_key').notNull(),
-    toPublicKey: text('to_public_key').notNull(),
-    /** Integer stroops (1 token = 10^7 stroops): exact, never a float. */
-    amountStroops: bigint('amount_stroops', { mode: 'bigint' }).notNull(),
-    assetCode: text('asset_code').notNull(),
-    userId: uuid('user_id').notNull(),
-    kind: text('kind', { enum: ['transfer', 'mint'] }).notNull().default('transfer'),
-    createdAt: createdAt(),
-  },
-  (t) => [
-    // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC (NULLS FIRST, PostgreSQL's
-    // default for DESC), which a backward scan of an ascending index gives. Drizzle's .desc() makes
-    // DESC NULLS LAST, an order no scan of which matches, and every list page sorted the whole table.
-    index('transactions_user_created_idx').on(t.userId, t.createdAt, t.id),
-    index('transactions_created_idx').on(t.createdAt, t.id),
-  ],
-);
-
 /** The service's own ledger accounts (issuer, distribution) when their secrets are generated, not configured. */
 export const systemAccounts = pgTable('system_accounts', {
   name: text('name', { enum: ['issuer', 'distribution'] }).primaryKey(),
@@ -124,6 +97,11 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     route: text('route').notNull(),
     requestHash: text('request_hash').notNull(),
+    /**
+     * The journal entry this key answers, bound in the database transaction that creates the
+     * entry: from then on a retry answers the entry's state and never builds another transaction.
+     */
+    entryId: uuid('entry_id'),
     /** null while the first request is still running. */
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
@@ -133,20 +111,6 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.callerId, t.route, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );
 
-/** One signed mint transaction, stored before it is submitted so a crash can never lead to a second one. */
-export const mintBatches = pgTable(
-  'mint_batches',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    txHash: text('tx_hash').notNull().unique(),
-    envelopeXdr: text('envelope_xdr').notNull(),
-    status: text('status', { enum: ['signed', 'confirmed', 'dead'] }).notNull().default('signed'),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [index('mint_batches_status_idx').on(t.status)],
-);
-
 export const payments = pgTable(
   'payments',
   {
@@ -154,15 +118,128 @@ export const payments = pgTable(
     userId: uuid('user_id').notNull(),
     amountKobo: bigint('amount_kobo', { mode: 'bigint' }).notNull(),
     currency: text('currency').notNull().default('NGN'),
-    /** initialized -> verified (reference consumed) -> minted; failed when the provider says so. */
+    /**
+     * initialized -> verified (reference consumed, its mint entry in the journal) -> minted; failed
+     * when the provider says so, or (with failureReason) when the ledger refuses its mint for good.
+     */
     status: text('status', { enum: ['initialized', 'verified', 'minted', 'failed'] }).notNull().default('initialized'),
     tokensStroops: bigint('tokens_stroops', { mode: 'bigint' }),
     destinationPublicKey: text('destination_public_key'),
-    mintBatchId: uuid('mint_batch_id').references(() => mintBatches.id),
     mintTxHash: text('mint_tx_hash'),
+    /** Why a verified payment can never be minted (the ledger refused it for good); null otherwise. */
+    failureReason: text('failure_reason'),
     providerPayload: jsonb('provider_payload'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('payments_status_idx').on(t.status), index('payments_user_idx').on(t.userId)],
+);
+
+export const ENVELOPE_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
+export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
+
+/**
+ * The journal's signed envelopes: every transaction the service ever signs is stored here before
+ * it is sent. pending (built, never sent) -> submitted (sent at least once, outcome unknown) ->
+ * confirmed (found on the ledger) | failed (refused on its first submission, never delivered, or
+ * provably never applicable: see src/ledger/dead-envelope.ts). Only these bytes are ever resubmitted.
+ */
+export const ledgerEnvelopes = pgTable(
+  'ledger_envelopes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    hash: text('hash').notNull().unique(),
+    /** The transaction's source account: the lane whose sequence number it consumes. */
+    sourceAccount: text('source_account').notNull(),
+    sequence: bigint('sequence', { mode: 'bigint' }).notNull(),
+    /** Unix seconds after which the network refuses it (tx_too_late). */
+    maxTime: bigint('max_time', { mode: 'bigint' }).notNull(),
+    envelopeXdr: text('envelope_xdr').notNull(),
+    status: text('status', { enum: ENVELOPE_STATUSES }).notNull().default('pending'),
+    /** How many times it was handed to Horizon; a refusal is final only for the first. */
+    submitCount: integer('submit_count').notNull().default(0),
+    ledger: integer('ledger'),
+    /** Result codes or the reason it failed. */
+    failure: text('failure'),
+    /** Not before this instant does a worker look at it again: a lease while someone works on it. */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ledger_envelopes_open_idx').on(t.nextCheckAt).where(sql`status in ('pending', 'submitted')`)],
+);
+
+export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'trustline'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+/** The kinds users and admins see as transaction records. */
+export const RECORD_KINDS = ['transfer', 'payment_mint', 'admin_mint'] as const satisfies readonly EntryKind[];
+export const ENTRY_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
+export type EntryStatus = (typeof ENTRY_STATUSES)[number];
+
+/**
+ * The journal: one row per ledger write the service has promised (a transfer, a payment's mint,
+ * an activation...), committed before any envelope carrying it is sent, in the same database
+ * transaction that binds its Idempotency-Key or consumes its payment reference. An entry rides in
+ * one envelope at a time; it moves to a new one only once its current envelope is failed, so no
+ * two envelopes that could both apply ever carry it. The token-moving kinds are the transaction
+ * records the API lists. No foreign key to users: financial history outlives the account.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
+    status: text('status', { enum: ENTRY_STATUSES }).notNull().default('pending'),
+    /** The envelope carrying it now (null before the first one is signed). */
+    envelopeId: uuid('envelope_id').references(() => ledgerEnvelopes.id),
+    /** Its envelope's hash, kept here for the record lists ('' before the first envelope). */
+    ledgerTransactionId: text('ledger_transaction_id').notNull().default(''),
+    ledger: integer('ledger'),
+    /** The account whose operations these are (a wallet, the distribution or the issuing account). */
+    fromPublicKey: text('from_public_key').notNull(),
+    toPublicKey: text('to_public_key').notNull(),
+    /** Integer stroops (1 token = 10^7 stroops): exact, never a float. XLM for activations and channels. */
+    amountStroops: bigint('amount_stroops', { mode: 'bigint' }).notNull(),
+    assetCode: text('asset_code').notNull(),
+    /** The owning user (records); null for the service's own writes. */
+    userId: uuid('user_id'),
+    paymentReference: text('payment_reference'),
+    /** The ledger result code (or reason) of a failed entry; the API maps it to its answer. */
+    failureCode: text('failure_code'),
+    /** A lease: while it is in the future, the process that created the entry owns its submission. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC, which a backward scan gives
+    // (Drizzle's .desc() makes DESC NULLS LAST, an order no scan matches).
+    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
+    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
+    index('ledger_entries_envelope_idx').on(t.envelopeId),
+    index('ledger_entries_open_idx').on(t.leaseUntil).where(sql`status in ('pending', 'submitted')`),
+    // A payment is minted by exactly one entry; a wallet has one live activation.
+    uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint'`),
+    uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
+  ],
+);
+
+/**
+ * The provider's signed webhook events, stored before they are answered: a worker settles each
+ * one, with retries, so a buyer who closed the browser is still credited.
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    event: text('event').notNull(),
+    reference: text('reference').notNull(),
+    status: text('status', { enum: ['received', 'done', 'failed'] }).notNull().default('received'),
+    attempts: integer('attempts').notNull().default(0),
+    outcome: text('outcome'),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('webhook_events_event_reference_key').on(t.event, t.reference), index('webhook_events_due_idx').on(t.nextAttemptAt).where(sql`status = 'received'`)],
 );

@@ -171,6 +171,12 @@ function errorResponse(status: number, messages: string[], route: RouteDef, grou
   return response;
 }
 
+/** A journal write whose outcome is still unknown after the service's bounded wait (CONTRACT 8). */
+const pendingWriteSchema = z.object({
+  message: z.string(),
+  result: z.object({ transactionId: z.uuid(), hash: z.string(), status: z.literal('pending') }),
+});
+
 /** One route-table row as an OpenAPI operation. */
 function describeRoute(base: string, route: RouteDef): RouteConfig {
   const fullPath = fullPathOf(base, route);
@@ -178,6 +184,12 @@ function describeRoute(base: string, route: RouteDef): RouteConfig {
   const group = groupOf(fullPath);
   const body = route.request?.body;
   const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: successResponse(route, notes) };
+  if (notes.accepted !== undefined) {
+    responses[202] = {
+      description: 'Accepted: the ledger has not decided yet. The record says `pending`; retry with the same Idempotency-Key for its state.',
+      content: { 'application/json': { schema: pendingWriteSchema, example: notes.accepted } },
+    };
+  }
   for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, group, notes);
   return {
     method: route.method,

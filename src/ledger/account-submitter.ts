@@ -1,27 +1,37 @@
 import { Account, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
-import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import type { StellarClient, SubmitResult } from '../clients/stellar.client';
+import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import type { StellarClient } from '../clients/stellar.client';
+import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
+import type { EntryKind } from '../db/schema';
 import type { Logger } from '../logger';
-import { settleByHash } from './settle-by-hash';
+import type { EnvelopeSender } from './envelope-sender';
+import { isFinalRefusal } from './entry-verdict';
 
-/** Operations that must land together (activation's create_account + change_trust), with their extra signers. */
+/** One journal entry's operations, to be carried by the next envelope of this account. */
 export interface LedgerJob {
+  /** The committed journal entry these operations are. */
+  entryId: string;
+  kind: EntryKind;
   operations: xdr.Operation[];
   /** Keys besides the source account's that must sign (e.g. a new wallet for its change_trust). */
   signers?: Keypair[];
-  /** Opaque label the onSigned hook sees (a payment reference, for instance). */
-  tag?: string;
 }
 
-export interface SignedBatch {
-  hash: string;
-  envelopeXdr: string;
-  tags: string[];
-}
+/** What became of a job, as the journal now records it. */
+export type JobOutcome =
+  | { status: 'confirmed'; hash: string; ledger: number }
+  /** The ledger refused its operations for good; the entry is failed with this error's code. */
+  | { status: 'failed'; error: LedgerRejectedError }
+  /** Its envelope is open with an unknown outcome; the reconciler settles it. */
+  | { status: 'unknown'; hash: string }
+  /** No envelope of it can apply (never sent, refused, or dead); the entry waits for a new one. */
+  | { status: 'waiting'; error: Error };
 
 export interface AccountSubmitterOptions {
   client: StellarClient;
-  /** The account whose operations these are (it signs every transaction). */
+  journal: JournalRepository;
+  sender: EnvelopeSender;
+  /** The account whose operations these are (it signs every transaction it has operations in). */
   source: Keypair;
   /**
    * Channel accounts that pay fees and sequence numbers instead of the source, one transaction
@@ -29,37 +39,29 @@ export interface AccountSubmitterOptions {
    * Unset = the source account itself is the only lane.
    */
   channels?: Keypair[];
-  /** Cross-process mutual exclusion on the source account (a PostgreSQL advisory lock). */
+  /** Cross-process mutual exclusion on a lane account (a PostgreSQL advisory lock). */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Jobs queued while a transaction is in flight go out together, up to this many operations. */
   maxOperations: number;
-  /**
-   * Awaited after signing and before submitting. Payments store the envelope and hash here, so a
-   * crash after this point is finished by the reconciler with the same envelope. If it throws,
-   * nothing is submitted.
-   */
-  onSigned?: (batch: SignedBatch) => Promise<void>;
-  /** Told when a signed envelope is known to be dead (rejected), so it is never resubmitted. */
-  onRejected?: (hash: string) => Promise<void>;
   logger: Logger;
-  /** Seconds a signed envelope stays valid (its time bounds): after that it provably never applies. */
-  txTimeoutSeconds?: number;
-  /** Per-submission observer, for metrics. */
-  onResult?: (code: string) => void;
+  /** Seconds a signed envelope stays valid (its time bounds). */
+  txTimeoutSeconds: number;
+  /** How long this process owns a new envelope before the reconciler may look at it. */
+  leaseMs: number;
 }
 
 interface QueuedJob {
   job: LedgerJob;
-  resolve(result: SubmitResult): void;
-  reject(err: Error): void;
+  resolve(outcome: JobOutcome): void;
 }
 
+/** Envelopes built for one batch before its jobs are handed back as waiting. */
 const MAX_ROUNDS = 6;
 const BASE_FEE = '100';
 /** Stellar accepts at most 20 signatures on a transaction envelope. */
 const MAX_SIGNATURES = 20;
 
-/** One sequence of transactions: its own account (source or channel), sequence cache and lock. */
+/** One sequence of transactions: its own account (source or channel) and cached sequence. */
 interface Lane {
   keypair: Keypair;
   account: Account | undefined;
@@ -67,10 +69,14 @@ interface Lane {
 }
 
 /**
- * The one submitter for a source account. Submissions from the account never race each other's
- * sequence numbers: in this process they go through one queue, across processes through an
- * advisory lock. Jobs that arrive while a transaction is in flight are batched into the next one
- * (up to maxOperations), and each caller gets its own result.
+ * The one submitter for a source account. Its transactions never race each other's sequence
+ * numbers: in this process they go through one queue, across processes through an advisory lock
+ * per lane. Jobs that arrive while a transaction is in flight are batched into the next one.
+ *
+ * Every envelope is stored in the journal, with its entries attached, before it is sent; an entry
+ * moves to a new envelope only when its previous one has failed (see JournalRepository.attach).
+ * Which sequence number a new envelope takes only matters for speed: two envelopes with the same
+ * sequence number can never both apply.
  */
 export class AccountSubmitter {
   readonly publicKey: string;
@@ -78,7 +84,8 @@ export class AccountSubmitter {
   private waking = false;
   private readonly lanes: Lane[];
   private readonly usesChannels: boolean;
-  private readonly inFlight = new Set<string>();
+  private running = 0;
+  private idle: (() => void)[] = [];
 
   constructor(private readonly options: AccountSubmitterOptions) {
     this.publicKey = options.source.publicKey();
@@ -86,13 +93,13 @@ export class AccountSubmitter {
     this.lanes = (this.usesChannels ? options.channels! : [options.source]).map((keypair) => ({ keypair, account: undefined, busy: false }));
   }
 
-  /** Queues a job; resolves with the ledger's answer for the transaction that carried it. */
-  submit(job: LedgerJob): Promise<SubmitResult> {
+  /** Queues a job; resolves (never rejects) with what became of it. */
+  submit(job: LedgerJob): Promise<JobOutcome> {
     if (job.operations.length === 0 || job.operations.length > this.options.maxOperations) {
       return Promise.reject(new Error(`a job needs 1..${this.options.maxOperations} operations`));
     }
-    return new Promise((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
+    return new Promise((resolve) => {
+      this.queue.push({ job, resolve });
       this.wake();
     });
   }
@@ -101,15 +108,15 @@ export class AccountSubmitter {
     return this.queue.length;
   }
 
-  /** Hashes of envelopes this submitter is still settling: the reconciler leaves them alone. */
-  isInFlight(hash: string): boolean {
-    return this.inFlight.has(hash);
+  /** Resolves once nothing is queued or in flight (graceful shutdown). */
+  drained(): Promise<void> {
+    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   /**
    * Sets idle lanes to work on the queue. Deferred by a tick so the current burst of callers is
-   * queued before the first transaction is built. Every lane pulls batches from the one queue;
-   * each keeps its own sequence numbers in order.
+   * queued before the first transaction is built.
    */
   private wake(): void {
     if (this.waking) return;
@@ -119,9 +126,12 @@ export class AccountSubmitter {
       for (const lane of this.lanes) {
         if (lane.busy || this.queue.length === 0) continue;
         lane.busy = true;
+        this.running++;
         void this.runLane(lane).finally(() => {
           lane.busy = false;
+          this.running--;
           if (this.queue.length > 0) this.wake();
+          else if (this.running === 0) for (const done of this.idle.splice(0)) done();
         });
       }
     });
@@ -133,7 +143,10 @@ export class AccountSubmitter {
       await this.options
         .withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch))
         .catch((err: unknown) => {
-          for (const q of batch) q.reject(err instanceof Error ? err : new Error(String(err)));
+          // The lock or the database failed before anything was sent for these jobs.
+          lane.account = undefined;
+          const error = err instanceof Error ? err : new Error(String(err));
+          for (const q of batch) q.resolve({ status: 'waiting', error });
         });
     }
   }
@@ -156,6 +169,7 @@ export class AccountSubmitter {
   }
 
   private async runBatch(lane: Lane, initial: QueuedJob[]): Promise<void> {
+    const { journal, sender } = this.options;
     let pending = initial;
     let lastError: Error = new LedgerUnavailableError();
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
@@ -170,59 +184,84 @@ export class AccountSubmitter {
         break;
       }
       const hash = tx.hash().toString('hex');
-      const signed: SignedBatch = { hash, envelopeXdr: tx.toEnvelope().toXDR('base64'), tags: pending.flatMap((q) => (q.job.tag ? [q.job.tag] : [])) };
-      try {
-        await this.options.onSigned?.(signed);
-      } catch (err) {
-        // Nothing was submitted; the sequence number this envelope used is still free.
+      const facts = { hash, source: lane.keypair.publicKey(), sequence: BigInt(tx.sequence), maxTime: BigInt(tx.timeBounds?.maxTime ?? 0) };
+      const attached = await journal.attach(
+        { ...facts, sourceAccount: facts.source, envelopeXdr: tx.toEnvelope().toXDR('base64') },
+        pending.map((q) => q.job.entryId),
+        this.options.leaseMs,
+      );
+      if ('lost' in attached) {
+        // Another process put these entries in an envelope of its own: it answers for them.
         lane.account = undefined;
-        lastError = err instanceof Error ? err : new Error(String(err));
-        break;
+        const lost = new Set(attached.lost);
+        for (const q of pending) if (lost.has(q.job.entryId)) q.resolve({ status: 'unknown', hash: '' });
+        pending = pending.filter((q) => !lost.has(q.job.entryId));
+        round--;
+        continue;
       }
-      this.inFlight.add(hash);
-      try {
-        const result = await this.submitAndSettle(tx, hash);
-        this.options.onResult?.('tx_success');
-        for (const q of pending) q.resolve(result);
-        return;
-      } catch (err) {
-        lastError = err instanceof Error ? err : new Error(String(err));
-        if (err instanceof LedgerRejectedError) {
-          this.options.onResult?.(err.code);
-          await this.options.onRejected?.(hash).catch((e: unknown) => this.options.logger.error({ err: e, hash }, 'could not mark envelope dead'));
-          if (err.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
-          if (err.transactionCode === 'tx_bad_seq') continue;
-          if (err.transactionCode === 'tx_failed' && pending.length > 1) {
-            pending = this.rejectFailedJobs(pending, err);
-            continue;
+      const outcome = await sender.send(attached.envelopeId, tx, facts);
+      switch (outcome.kind) {
+        case 'applied':
+          for (const q of pending) q.resolve({ status: 'confirmed', hash, ledger: outcome.ledger });
+          return;
+        case 'refused': {
+          const { survivors, recorded } = await this.recordRefusal(attached.envelopeId, pending, outcome.error);
+          if (!recorded) {
+            lane.account = undefined;
+            for (const q of pending) q.resolve({ status: 'unknown', hash });
+            return;
           }
-          break;
-        }
-        lane.account = undefined;
-        if (err instanceof LedgerUnavailableError) {
-          this.options.onResult?.('unavailable');
+          if (outcome.error.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
+          lastError = outcome.error;
+          pending = survivors;
           continue;
         }
-        break;
-      } finally {
-        this.inFlight.delete(hash);
+        case 'failed':
+          lane.account = undefined;
+          lastError = outcome.reason === 'not_delivered' ? new LedgerUnavailableError() : new LedgerRejectedError('tx_failed', []);
+          continue;
+        case 'unknown':
+          lane.account = undefined;
+          for (const q of pending) q.resolve({ status: 'unknown', hash });
+          return;
+        case 'elsewhere': {
+          lane.account = undefined;
+          const now = await journal.findEnvelope(attached.envelopeId);
+          if (now?.status === 'confirmed') {
+            for (const q of pending) q.resolve({ status: 'confirmed', hash, ledger: now.ledger ?? 0 });
+            return;
+          }
+          if (now?.status !== 'failed') {
+            for (const q of pending) q.resolve({ status: 'unknown', hash });
+            return;
+          }
+          continue;
+        }
       }
     }
-    for (const q of pending) q.reject(lastError);
+    for (const q of pending) q.resolve({ status: 'waiting', error: lastError });
   }
 
-  /** Splits a failed batch: jobs whose own operations failed get the error; the rest go again. */
-  private rejectFailedJobs(pending: QueuedJob[], err: LedgerRejectedError): QueuedJob[] {
-    const survivors: QueuedJob[] = [];
+  /**
+   * Records a first submission's refusal: jobs whose own operations the ledger refused for good
+   * are answered failed; the others go into the next envelope.
+   */
+  private async recordRefusal(envelopeId: string, pending: QueuedJob[], error: LedgerRejectedError): Promise<{ survivors: QueuedJob[]; recorded: boolean }> {
+    const verdicts: EntryVerdict[] = [];
+    const finals = new Map<QueuedJob, LedgerRejectedError>();
     let index = 0;
     for (const q of pending) {
-      const codes = err.operationCodes.slice(index, index + q.job.operations.length);
+      const own = error.operationCodes.slice(index, index + q.job.operations.length);
       index += q.job.operations.length;
-      const failed = codes.length === 0 || codes.some((c) => c !== 'op_success');
-      if (failed) q.reject(new LedgerRejectedError('tx_failed', codes));
-      else survivors.push(q);
+      const final = isFinalRefusal(q.job.kind, error, own);
+      const ownError = error.transactionCode === 'tx_failed' ? new LedgerRejectedError('tx_failed', own) : error;
+      verdicts.push({ entryId: q.job.entryId, final, code: ownError.code });
+      if (final) finals.set(q, ownError);
     }
-    return survivors;
+    const recorded = await this.options.journal.fail(envelopeId, error.message, verdicts, { proven: false });
+    if (!recorded) return { survivors: pending, recorded };
+    for (const [q, err] of finals) q.resolve({ status: 'failed', error: err });
+    return { survivors: pending.filter((q) => !finals.has(q)), recorded };
   }
 
   private async build(lane: Lane, pending: QueuedJob[]): Promise<Transaction> {
@@ -235,7 +274,7 @@ export class AccountSubmitter {
     const builder = new TransactionBuilder(lane.account, {
       fee: BASE_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
-    }).setTimeout(this.options.txTimeoutSeconds ?? 120);
+    }).setTimeout(this.options.txTimeoutSeconds);
     // With a channel as the transaction's source, operations without their own source act for the source account.
     const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
     // The source account signs only when one of its operations is in the transaction: Stellar
@@ -256,21 +295,9 @@ export class AccountSubmitter {
     tx.sign(...signers.values());
     return tx;
   }
-
-  private async submitAndSettle(tx: Transaction, hash: string): Promise<SubmitResult> {
-    try {
-      return await this.options.client.submit(tx);
-    } catch (err) {
-      if (!(err instanceof LedgerIndeterminateError)) throw err;
-      // Outcome unknown: never build a replacement; look the hash up and resubmit the same envelope.
-      this.options.logger.warn({ hash }, 'submission outcome unknown, settling by hash');
-      return settleByHash(this.options.client, tx, hash);
-    }
-  }
 }
 
 function backoff(round: number): Promise<void> {
   const base = Math.min(2000, 100 * 2 ** round);
   return new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * (base / 2)));
 }
-

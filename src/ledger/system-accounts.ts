@@ -1,9 +1,8 @@
-import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
+import { Asset, Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
 import { StellarClient } from '../clients/stellar.client';
 import type { SystemAccountName, SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
-import type { AccountSubmitter } from './account-submitter';
 
 export interface SystemKeys {
   issuer: Keypair;
@@ -34,7 +33,9 @@ export async function loadSystemKeys(
 
 /**
  * Makes the ledger ready for the service: both accounts exist (funded through the friendbot on
- * the sandbox or testnet) and the distribution account trusts the token. Safe to run at every start.
+ * the sandbox or testnet), the distribution account trusts the token and its channel accounts
+ * exist. Safe to run at every start: the trustline and the channels are journal writes, and a
+ * channel created by an earlier start is simply found.
  * The sandbox and testnet go through this same code; only the URLs and passphrase differ.
  */
 export async function bootstrapLedger(input: {
@@ -42,8 +43,11 @@ export async function bootstrapLedger(input: {
   keys: SystemKeys;
   asset: Asset;
   friendbotUrl: string | undefined;
-  distribution: AccountSubmitter;
   logger: Logger;
+  channels: string[];
+  channelStartingXlm: string;
+  /** A journal write from the distribution account, answered once the ledger has it. */
+  write(kind: 'trustline' | 'channel_funding', to: string, operations: xdr.Operation[]): Promise<{ state: 'confirmed' | 'pending' }>;
 }): Promise<void> {
   const { client, keys, asset, friendbotUrl, logger } = input;
   for (const [name, pair] of [
@@ -55,9 +59,21 @@ export async function bootstrapLedger(input: {
     logger.info({ account: name, publicKey: pair.publicKey() }, 'funding system account through friendbot');
     await client.fundWithFriendbot(friendbotUrl, pair.publicKey());
   }
+  const done = (write: { state: string }, what: string) => {
+    if (write.state !== 'confirmed') throw new Error(`${what} not confirmed yet`);
+  };
   const distribution = await client.loadAccount(keys.distribution.publicKey());
   if (distribution && !StellarClient.balanceOf(distribution, asset)) {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
-    await input.distribution.submit({ operations: [Operation.changeTrust({ asset })] });
+    done(await input.write('trustline', keys.distribution.publicKey(), [Operation.changeTrust({ asset })]), 'the distribution trustline');
   }
+  const missing = [];
+  for (const channel of input.channels) if (!(await client.loadAccount(channel))) missing.push(channel);
+  if (missing.length > 0) logger.info({ count: missing.length }, 'creating channel accounts');
+  const writes = await Promise.all(
+    missing.map((channel) =>
+      input.write('channel_funding', channel, [Operation.createAccount({ destination: channel, startingBalance: input.channelStartingXlm })]),
+    ),
+  );
+  for (const w of writes) done(w, 'a channel account');
 }

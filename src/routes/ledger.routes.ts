@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { z } from 'zod';
 import { StellarClient } from '../clients/stellar.client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
@@ -7,8 +8,9 @@ import { tokenAmountSchema } from '../http/amount-schemas';
 import { paginationQuery, uuidParam } from '../http/schemas';
 import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
 import { principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
+import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { validatedQuery } from '../middleware/validate';
+import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
 import type { RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
@@ -52,26 +54,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       method: 'post',
       path: '/transfer',
       access: 'user',
-      summary: `Transfer ${tokenCode} from your wallet (optional Idempotency-Key header)`,
+      summary: `Transfer ${tokenCode} from your wallet (optional Idempotency-Key header; 202 while the ledger has not decided)`,
       request: { body: transferBody },
-      after: [idempotent(deps.idempotency, 'ledger.transfer')],
+      after: [idempotent(deps.idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
       handler: async (req, res) => {
         const { receiverPublicKey, amount } = req.body as z.infer<typeof transferBody>;
         try {
-          const { record, ledger: ledgerSeq } = await ledger.transfer(principalOf(res).id, receiverPublicKey, amount);
-          res.json({
-            message: 'Transfer successful',
-            result: {
-              hash: record.ledgerTransactionId,
-              ledger: ledgerSeq,
-              transactionId: record.id,
-              from: record.fromPublicKey,
-              to: record.toPublicKey,
-              amount: formatStroops(record.amountStroops),
-              assetCode: record.assetCode,
-            },
-          });
+          sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
         } catch (err) {
           // The spec's one plain-text error: the receiver does not exist on the ledger.
           if (isAppError(err) && err.reason === RECEIVER_NOT_FOUND) {
@@ -106,8 +96,10 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
         const { assetCode, amount } = req.body as z.infer<typeof createAssetBody>;
-        const { hash } = await ledger.createAsset(assetCode, amount);
-        res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
+        const { entry, state } = await ledger.createAsset(assetCode, amount);
+        const hash = entry.ledgerTransactionId;
+        if (state === 'confirmed') res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
+        else res.status(202).type('text/plain').send(`Issuing ${formatStroops(amount)} ${assetCode}: submitted, outcome not known yet (transaction ${hash})`);
       },
     },
     {
@@ -129,4 +121,28 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       },
     },
   ];
+}
+
+/** 200 once the ledger applied it; 202 with the record's id and hash while its outcome is unknown (CONTRACT 8). */
+function sendTransfer(res: Response, { entry, state }: LedgerWrite): void {
+  if (state === 'pending') {
+    res.status(202).json({
+      message: 'Transfer submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key or read your transactions for its status',
+      result: { transactionId: entry.id, hash: entry.ledgerTransactionId, status: 'pending' },
+    });
+    return;
+  }
+  res.json({
+    message: 'Transfer successful',
+    result: {
+      hash: entry.ledgerTransactionId,
+      ledger: entry.ledger,
+      transactionId: entry.id,
+      from: entry.fromPublicKey,
+      to: entry.toPublicKey,
+      amount: formatStroops(entry.amountStroops),
+      assetCode: entry.assetCode,
+      status: 'confirmed',
+    },
+  });
 }

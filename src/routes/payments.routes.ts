@@ -7,9 +7,11 @@ import { AppError } from '../errors/app-error';
 import { nairaAmountSchema, tokenAmountSchema } from '../http/amount-schemas';
 import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
-import { idempotent } from '../middleware/idempotency';
+import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { isValidPaystackSignature } from '../security/paystack-signature';
+import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
+import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
 import { paymentAlreadyProcessedPage, paymentErrorPage, paymentSuccessPage } from '../views/payment-pages';
 import type { RouteDef } from './route-table';
@@ -72,12 +74,11 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       access: 'admin',
       summary: 'Mint tokens to a user (admin; optional Idempotency-Key header)',
       request: { body: mintBody },
-      after: [idempotent(deps.idempotency, 'payments.mint')],
+      after: [idempotent(deps.idempotency, 'payments.mint', async (entryId, _req, res) => sendMint(res, await ledger.writeOf(entryId), deps.tokenCode))],
       response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
         const { userId, amount } = req.body as z.infer<typeof mintBody>;
-        const { hash } = await ledger.mintToUser(userId, amount);
-        res.json({ success: true, message: `Minted ${formatStroops(amount)} ${deps.tokenCode} (transaction ${hash})`, hash });
+        sendMint(res, await ledger.mintToUser(userId, amount, idempotencyOf(res)), deps.tokenCode);
       },
     },
     {
@@ -115,6 +116,19 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
   ];
 }
 
+/** 200 once the ledger applied it; 202 `{message, result: {transactionId, hash, status}}` while unknown (CONTRACT 8). */
+function sendMint(res: express.Response, { entry, state }: LedgerWrite, tokenCode: string): void {
+  const hash = entry.ledgerTransactionId;
+  if (state === 'pending') {
+    res.status(202).json({
+      message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
+      result: { transactionId: entry.id, hash, status: 'pending' },
+    });
+    return;
+  }
+  res.json({ success: true, message: `Minted ${formatStroops(entry.amountStroops)} ${tokenCode} (transaction ${hash})`, hash });
+}
+
 function sendVerifyAnswer(res: express.Response, outcome: SettleOutcome): void {
   switch (outcome.kind) {
     case 'minted':
@@ -123,6 +137,9 @@ function sendVerifyAnswer(res: express.Response, outcome: SettleOutcome): void {
       return;
     case 'already_processed':
       res.json({ success: false, message: 'Payment already processed' });
+      return;
+    case 'mint_failed':
+      res.status(409).json({ success: false, message: `Payment received, but its tokens can not be minted: ${outcome.payment.failureReason ?? 'refused by the ledger'}` });
       return;
     case 'not_paid':
       res.status(400).json({ success: false, message: `Payment not successful (status: ${outcome.status})` });
@@ -153,6 +170,8 @@ async function callbackPage(outcome: SettleOutcome, reference: string, deps: Pay
     }
     case 'already_processed':
       return { status: 200, html: paymentAlreadyProcessedPage({ reference }) };
+    case 'mint_failed':
+      return { status: 200, html: paymentErrorPage({ reference, message: 'The payment was received, but its tokens could not be minted. Contact support with this reference.' }) };
     case 'not_paid':
       return { status: 200, html: paymentErrorPage({ reference, message: `The payment was not completed (status: ${outcome.status}).` }) };
     case 'mismatch':
@@ -172,29 +191,28 @@ async function tokenBalance(ledger: LedgerService, publicKey: string): Promise<s
 }
 
 /**
- * POST /api/payments/webhook (beyond the spec): Paystack's signed charge.success. Mounted before
- * the JSON parser because the signature covers the exact raw bytes. Answered at once; the
- * settlement runs after, through the same path as verify.
+ * POST /api/payments/webhook (CONTRACT 8): Paystack's signed charge.success. Mounted before the
+ * JSON parser because the signature covers the exact raw bytes. The event is stored before the
+ * 200 (a storage failure answers 5xx, so the provider delivers it again); the inbox worker
+ * settles it through the same path as verify, with retries.
  */
-export function paymentsWebhookRouter(deps: { payments: PaymentService; secretKey: string; onError(err: unknown): void }): Router {
+export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secretKey: string }): Router {
   const router = Router();
-  router.post('/', express.raw({ type: () => true, limit: '100kb' }), (req, res) => {
+  router.post('/', express.raw({ type: () => true, limit: '100kb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!isValidPaystackSignature(raw, req.get('x-paystack-signature'), deps.secretKey)) {
       res.status(401).json({ success: false, message: 'Invalid signature' });
       return;
     }
     const event = z
-      .object({ event: z.string(), data: z.looseObject({ reference: z.string().min(1).max(100) }) })
+      .object({ event: z.string().max(100), data: z.looseObject({ reference: referenceText }) })
       .safeParse(safeJson(raw));
     if (!event.success) {
       res.status(400).json({ success: false, message: 'Unreadable event' });
       return;
     }
+    await deps.inbox.receive(event.data.event, event.data.data.reference);
     res.status(200).json({ success: true, message: 'Received' });
-    if (event.data.event === 'charge.success') {
-      deps.payments.settle(event.data.data.reference).catch(deps.onError);
-    }
   });
   return router;
 }

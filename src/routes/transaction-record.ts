@@ -11,6 +11,8 @@ export const transactionRecordSchema = z.object({
   assetCode: z.string(),
   userId: z.uuid(),
   createdAt: z.string(),
+  /** pending until the ledger decides (CONTRACT 8). */
+  status: z.enum(['pending', 'confirmed', 'failed']),
 });
 export type TransactionRecord = z.infer<typeof transactionRecordSchema>;
 
@@ -22,8 +24,9 @@ export function toTransactionRecord(row: TransactionRow): TransactionRecord {
     to: row.toPublicKey,
     assetAmount: stroopsToNumber(row.amountStroops),
     assetCode: row.assetCode,
-    userId: row.userId,
+    userId: row.userId ?? '',
     createdAt: row.createdAt.toISOString(),
+    status: row.status === 'submitted' ? 'pending' : row.status,
   };
 }
 

@@ -1,24 +1,20 @@
-import { Keypair, Operation } from '@stellar/stellar-sdk';
+import { Keypair } from '@stellar/stellar-sdk';
+import { LedgerRejectedError } from '../clients/ledger-errors';
 import { StellarClient, type LedgerAccount } from '../clients/stellar.client';
-import type { Database } from '../db/client';
+import type { IdempotencyBinding, JournalRepository } from '../db/repositories/journal.repository';
 import type { TransactionRepository, TransactionRow } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
-import { formatStroops } from '../domain/amounts';
+import { parseTokenAmount } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import { fromLedgerError, RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
-import type { LedgerRuntime, ReadyLedger } from '../ledger/ledger-runtime';
+import type { LedgerJournal, LedgerWrite, ReadyLedger } from '../ledger/ledger-journal';
 import type { WalletService } from './wallet.service';
-
-export interface TransferResult {
-  record: TransactionRow;
-  ledger: number;
-}
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
   constructor(
-    private readonly db: Database,
-    private readonly runtime: LedgerRuntime,
+    private readonly journal: LedgerJournal,
+    private readonly entries: JournalRepository,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
@@ -28,7 +24,7 @@ export class LedgerService {
   /** An account's balances, or NOT_FOUND when it is not on the ledger. */
   async account(publicKey: string): Promise<{ ledger: ReadyLedger; account: LedgerAccount }> {
     const ledger = await this.ready();
-    const account = await this.runtime.client.loadAccount(publicKey).catch((err: unknown) => {
+    const account = await this.journal.client.loadAccount(publicKey).catch((err: unknown) => {
       throw fromLedgerError(err, this.tokenCode);
     });
     if (!account) throw new AppError('NOT_FOUND', 'Account not found on the ledger');
@@ -36,18 +32,22 @@ export class LedgerService {
   }
 
   /**
-   * Pays `stroops` of the token from the user's wallet to `receiver`. A record, with the ledger
-   * hash, is saved only for a transaction the ledger applied. Both wallets must be active; the
-   * receiver must exist (else the spec's plain-text 400) and trust the token.
+   * Pays `stroops` of the token from the user's wallet to `receiver`, through the journal: the
+   * record exists from the moment the transfer is accepted, and says `pending` until the ledger
+   * decides. Both wallets must be active; the receiver must exist (else the spec's plain-text 400)
+   * and trust the token. With an Idempotency-Key, the key is bound to the record for good.
    */
-  async transfer(userId: string, receiver: string, stroops: bigint): Promise<TransferResult> {
+  async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyBinding): Promise<LedgerWrite> {
     const ledger = await this.ready();
     const sender = await this.activeWallet(userId);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
     const internalReceiver = await this.wallets.findByPublicKey(receiver);
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const receiverAccount = await this.runtime.client.loadAccount(receiver).catch((err: unknown) => {
+    const [receiverAccount, senderAccount] = await Promise.all([
+      this.journal.client.loadAccount(receiver),
+      this.journal.client.loadAccount(sender.publicKey),
+    ]).catch((err: unknown) => {
       throw fromLedgerError(err, this.tokenCode);
     });
     if (!receiverAccount) {
@@ -56,76 +56,48 @@ export class LedgerService {
     if (!StellarClient.balanceOf(receiverAccount, ledger.asset)) {
       throw new AppError('VALIDATION', `Receiver has no trustline for ${this.tokenCode}`);
     }
-
-    const keypair = Keypair.fromSecret(this.walletService.revealSecret(sender));
-    const result = await this.runtime
-      .walletSubmitter(keypair)
-      .submit({ operations: [Operation.payment({ destination: receiver, asset: ledger.asset, amount: formatStroops(stroops) })] })
-      .catch((err: unknown) => {
-        throw fromLedgerError(err, this.tokenCode);
-      });
-    const record = await this.transactions.insert(this.db, {
-      ledgerTransactionId: result.hash,
-      fromPublicKey: sender.publicKey,
-      toPublicKey: receiver,
-      amountStroops: stroops,
-      assetCode: this.tokenCode,
-      userId,
-      kind: 'transfer',
-    });
-    return { record, ledger: result.ledger };
+    // Refused here, before anything is written or signed, when the balance plainly does not cover
+    // it; the ledger still has the last word for concurrent transfers (op_underfunded).
+    const held = senderAccount ? StellarClient.balanceOf(senderAccount, ledger.asset) : undefined;
+    if (!held || (parseTokenAmount(held.balance) ?? 0n) < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
+    const wallet = Keypair.fromSecret(this.walletService.revealSecret(sender));
+    return this.journal.transfer({ userId, wallet, to: receiver, stroops, idempotency });
   }
 
   /**
    * Issues `stroops` new tokens from the issuing account to the distribution account, adding the
    * distribution account's trustline in the same transaction when it is missing.
    */
-  async createAsset(assetCode: string, stroops: bigint): Promise<{ hash: string }> {
+  async createAsset(assetCode: string, stroops: bigint): Promise<LedgerWrite> {
     if (assetCode !== this.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.tokenCode}`);
-    const ledger = await this.ready();
-    const distributionKey = ledger.keys.distribution.publicKey();
-    const distribution = await this.runtime.client.loadAccount(distributionKey).catch((err: unknown) => {
-      throw fromLedgerError(err, this.tokenCode);
-    });
-    const operations = [];
-    const signers = [];
-    if (!distribution || !StellarClient.balanceOf(distribution, ledger.asset)) {
-      operations.push(Operation.changeTrust({ asset: ledger.asset, source: distributionKey }));
-      signers.push(ledger.keys.distribution);
-    }
-    operations.push(Operation.payment({ destination: distributionKey, asset: ledger.asset, amount: formatStroops(stroops) }));
-    const result = await ledger.issuer.submit({ operations, signers }).catch((err: unknown) => {
-      throw fromLedgerError(err, this.tokenCode);
-    });
-    return { hash: result.hash };
+    await this.ready();
+    return this.journal.issue(stroops);
   }
 
   /**
-   * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet through
-   * the batching submitter, and records it. For payments use PaymentService, which adds the
-   * exactly-once bookkeeping; this is the admin's manual path.
+   * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet: the
+   * admin's manual path. Payments go through PaymentService, which consumes their reference.
    */
-  async mintToUser(userId: string, stroops: bigint): Promise<{ hash: string; record: TransactionRow }> {
-    const ledger = await this.ready();
+  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyBinding): Promise<LedgerWrite> {
+    await this.ready();
     const wallet = await this.activeWallet(userId, 'User');
-    const result = await ledger.distribution
-      .submit({ operations: [Operation.payment({ destination: wallet.publicKey, asset: ledger.asset, amount: formatStroops(stroops) })] })
-      .catch((err: unknown) => {
-        throw fromLedgerError(err, this.tokenCode);
-      });
-    const record = await this.transactions.insert(this.db, {
-      ledgerTransactionId: result.hash,
-      fromPublicKey: ledger.keys.distribution.publicKey(),
-      toPublicKey: wallet.publicKey,
-      amountStroops: stroops,
-      assetCode: this.tokenCode,
-      userId,
-      kind: 'mint',
-    });
-    return { hash: result.hash, record };
+    return this.journal.mint({ userId, to: wallet.publicKey, stroops, idempotency });
   }
 
-  async listForUser(userId: string, limit: number, offset: number) {
+  /**
+   * A journal write as a retried request should see it now: confirmed or pending, or the error
+   * the first answer was (the ledger's refusal) when it failed.
+   */
+  async writeOf(entryId: string): Promise<LedgerWrite> {
+    const entry = await this.entries.findEntry(entryId);
+    if (!entry) throw new AppError('CONFLICT', 'The transaction for this Idempotency-Key is gone; use a new key');
+    if (entry.status === 'confirmed') return { entry, state: 'confirmed' };
+    if (entry.status !== 'failed') return { entry, state: 'pending' };
+    const code = entry.failureCode ?? 'tx_failed';
+    throw fromLedgerError(code.startsWith('op_') ? new LedgerRejectedError('tx_failed', [code]) : new LedgerRejectedError(code, []), this.tokenCode);
+  }
+
+  async listForUser(userId: string, limit: number, offset: number): Promise<{ items: TransactionRow[]; total: number }> {
     const [items, total] = await Promise.all([
       this.transactions.listForUser(userId, limit, offset),
       this.transactions.countForUser(userId),
@@ -134,7 +106,7 @@ export class LedgerService {
   }
 
   async ready(): Promise<ReadyLedger> {
-    return this.runtime.ready().catch((err: unknown) => {
+    return this.journal.ready().catch((err: unknown) => {
       throw err instanceof AppError ? err : new AppError('UPSTREAM_UNAVAILABLE', 'Ledger unavailable, try again later');
     });
   }

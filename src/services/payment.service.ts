@@ -1,4 +1,3 @@
-import { Operation } from '@stellar/stellar-sdk';
 import crypto from 'node:crypto';
 import type { PaystackClient, InitializedTransaction } from '../clients/paystack.client';
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
@@ -6,12 +5,14 @@ import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
-import type { LedgerRuntime } from '../ledger/ledger-runtime';
+import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { Logger } from '../logger';
 
 export type SettleOutcome =
   | { kind: 'minted' | 'verified'; payment: PaymentRow; amountKobo: bigint; customerId: string }
   | { kind: 'already_processed'; payment: PaymentRow }
+  /** Paid, but the ledger refused its mint for good (payment.failureReason says why). */
+  | { kind: 'mint_failed'; payment: PaymentRow }
   | { kind: 'not_paid'; status: string }
   | { kind: 'mismatch' }
   | { kind: 'unknown' };
@@ -20,26 +21,23 @@ export interface PaymentServiceOptions {
   publicBaseUrl: string;
   tokensPerNaira: string;
   tokenCode: string;
-  /** How long verify waits for the mint before answering (the reconciler finishes it anyway). */
+  /** How long verify waits for the mint before answering (the journal's reconciler finishes it anyway). */
   mintWaitMs: number;
 }
 
 /**
- * Naira in, tokens out, exactly once. verify-payment, the callback page and the webhook all call
- * settle(): the provider must say success in NGN for the recorded amount, then one conditional
- * update consumes the reference, then the mint goes through the distribution account's batching
- * submitter with its envelope stored before submission (see recordBatch and the reconciler).
+ * Naira in, tokens out, exactly once. verify-payment, the callback page and the webhook inbox all
+ * call settle(): the provider must say success in NGN for the recorded amount, then one database
+ * transaction consumes the reference and commits the mint's journal entry (a unique index allows
+ * one per reference); the journal signs, sends and settles it.
  */
 export class PaymentService {
-  /** References whose mint is queued or in flight in this process: the reconciler skips them. */
-  readonly minting = new Set<string>();
-
   constructor(
     private readonly provider: PaystackClient,
     private readonly payments: PaymentRepository,
     private readonly users: UserRepository,
     private readonly wallets: WalletRepository,
-    private readonly runtime: LedgerRuntime,
+    private readonly journal: LedgerJournal,
     private readonly options: PaymentServiceOptions,
     private readonly logger: Logger,
   ) {}
@@ -73,6 +71,7 @@ export class PaymentService {
     const known = await this.payments.find(reference);
     if (!known) return { kind: 'unknown' };
     if (known.status === 'verified' || known.status === 'minted') return { kind: 'already_processed', payment: known };
+    if (known.failureReason) return { kind: 'mint_failed', payment: known };
 
     const verified = await this.provider.verify(reference);
     if (!verified) return { kind: 'unknown' };
@@ -89,50 +88,20 @@ export class PaymentService {
     const wallet = (await this.wallets.findByUserId(known.userId)) ?? (await this.wallets.findArchivedByUserId(known.userId));
     if (!wallet) return { kind: 'unknown' };
 
-    const consumed = await this.payments.consume(reference, this.tokensFor(known.amountKobo), wallet.publicKey, verified.raw);
-    if (!consumed) {
+    const tokens = this.tokensFor(known.amountKobo);
+    let consumed: PaymentRow | undefined;
+    const write = await this.journal.mintForPayment(
+      { reference, userId: known.userId, to: wallet.publicKey, stroops: tokens, waitMs: this.options.mintWaitMs },
+      async (tx) => {
+        consumed = await this.payments.consume(tx, reference, tokens, wallet.publicKey, verified.raw);
+        return consumed !== undefined;
+      },
+    );
+    if (!write || !consumed) {
       const now = await this.payments.find(reference);
-      return { kind: 'already_processed', payment: now ?? known };
+      return now?.failureReason ? { kind: 'mint_failed', payment: now } : { kind: 'already_processed', payment: now ?? known };
     }
-    const minted = await this.mintWithin(consumed, this.options.mintWaitMs);
-    return { kind: minted ? 'minted' : 'verified', payment: consumed, amountKobo: verified.amountKobo, customerId: verified.customerId };
-  }
-
-  /**
-   * Queues the mint of a verified payment. Resolves true once minted; false if it is still in
-   * progress after waitMs or failed for now (the reconciler finishes it).
-   */
-  async mintWithin(payment: PaymentRow, waitMs: number): Promise<boolean> {
-    const done = this.mint(payment);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), waitMs);
-    });
-    try {
-      return await Promise.race([done, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Mints one verified payment through the batching submitter; never throws. */
-  async mint(payment: PaymentRow): Promise<boolean> {
-    if (this.minting.has(payment.reference)) return false;
-    this.minting.add(payment.reference);
-    try {
-      const ledger = await this.runtime.ready();
-      const result = await ledger.distribution.submit({
-        operations: [Operation.payment({ destination: payment.destinationPublicKey!, asset: ledger.asset, amount: formatStroops(payment.tokensStroops!) })],
-        tag: payment.reference,
-      });
-      await this.payments.confirmBatch(result.hash, ledger.keys.distribution.publicKey(), this.options.tokenCode);
-      return true;
-    } catch (err) {
-      this.logger.warn({ reference: payment.reference, reason: err instanceof Error ? err.message : String(err) }, 'mint deferred to the reconciler');
-      return false;
-    } finally {
-      this.minting.delete(payment.reference);
-    }
+    return { kind: write.state === 'confirmed' ? 'minted' : 'verified', payment: consumed, amountKobo: verified.amountKobo, customerId: verified.customerId };
   }
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */

@@ -1,8 +1,6 @@
-import { Keypair, Operation } from '@stellar/stellar-sdk';
-import { LedgerRejectedError } from '../clients/ledger-errors';
-import { StellarClient } from '../clients/stellar.client';
-import type { WalletRepository } from '../db/repositories/wallet.repository';
-import type { LedgerRuntime } from '../ledger/ledger-runtime';
+import { Keypair } from '@stellar/stellar-sdk';
+import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
+import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { Logger } from '../logger';
 import type { WalletActivator, WalletService } from './wallet.service';
 
@@ -15,60 +13,49 @@ export interface WalletActivationOptions {
 
 /**
  * Puts new wallets on the ledger: create_account from the distribution account plus the token
- * trustline with the wallet as source, signed by both, through the batching submitter (so a burst
- * of signups takes a few ledgers). A wallet the ledger could not take stays pending and a
- * background job finishes it.
+ * trustline with the wallet as source, signed by both, as one journal entry through the batching
+ * submitter (so a burst of signups takes a few ledgers). A wallet the ledger could not take yet
+ * stays pending: the journal's reconciler finishes its entry, and the sweep gives a new entry to
+ * any pending wallet that has none (its process died before writing one, or the ledger refused it).
  */
 export class WalletActivationService implements WalletActivator {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
-  private readonly inProgress = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly runtime: LedgerRuntime,
+    private readonly journal: LedgerJournal,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly options: WalletActivationOptions,
     private readonly logger: Logger,
   ) {}
 
+  /** Signup's call: the key pair was just generated, so the ledger lookup is skipped. Never throws. */
   async activate(wallet: { userId: string; publicKey: string }): Promise<void> {
-    const attempt = this.activateOne(wallet.userId, { fresh: true });
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.options.signupWaitMs);
-    });
-    await Promise.race([attempt.then(() => undefined), waited]);
-    clearTimeout(timer);
+    const row = await this.wallets.findByUserId(wallet.userId);
+    if (row) await this.activateOne(row, true, this.options.signupWaitMs);
   }
 
   /**
-   * Activates one wallet; true when it is active. Never throws: failures leave it pending.
-   * `fresh`: the key pair was just generated, so the account cannot exist yet and the ledger lookup
-   * is skipped (a burst of signups queues its activations in one tick); an earlier attempt whose
-   * answer was lost still ends well through op_already_exists.
+   * Activates one user's wallet and waits for the ledger (up to `waitMs`); true once it is active.
+   * `fresh` skips the ledger lookup, for a key pair that cannot be on the ledger yet.
    */
-  activateOne(userId: string, options: { fresh?: boolean } = {}): Promise<boolean> {
-    let running = this.inProgress.get(userId);
-    if (!running) {
-      running = this.tryActivate(userId, options.fresh ?? false).finally(() => this.inProgress.delete(userId));
-      this.inProgress.set(userId, running);
-    }
-    return running;
+  async activateUser(userId: string, options: { fresh?: boolean; waitMs?: number } = {}): Promise<boolean> {
+    const row = await this.wallets.findByUserId(userId);
+    if (!row) return false;
+    if (row.status === 'active') return true;
+    await this.activateOne(row, options.fresh ?? false, options.waitMs ?? 30_000);
+    return (await this.wallets.findByUserId(userId))?.status === 'active';
   }
 
-  /** Retries every pending wallet; runs at start and on an interval. */
+  /** Gives every pending wallet without a live journal entry a new one; runs at start and on an interval. */
   sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       try {
-        for (;;) {
-          const pending = await this.wallets.listPending(500);
-          if (pending.length === 0) return;
-          const results = await Promise.all(pending.map((w) => this.activateOne(w.userId)));
-          if (!results.some(Boolean)) return; // the ledger is still not taking them: wait for the next tick
-        }
+        const pending = await this.wallets.listPendingUnjournaled(500);
+        await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
       } catch (err) {
-        this.logger.warn({ err }, 'wallet activation sweep failed');
+        this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'wallet activation sweep failed');
       } finally {
         this.sweeping = undefined;
       }
@@ -87,39 +74,15 @@ export class WalletActivationService implements WalletActivator {
     await this.sweeping;
   }
 
-  private async tryActivate(userId: string, fresh: boolean): Promise<boolean> {
+  private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {
     try {
-      const ledger = await this.runtime.ready();
-      const wallet = await this.wallets.findByUserId(userId);
-      if (!wallet) return false;
-      if (wallet.status === 'active') return true;
-      const user = Keypair.fromSecret(this.walletService.revealSecret(wallet));
-      const existing = fresh ? undefined : await this.runtime.client.loadAccount(wallet.publicKey);
-      const trust = Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey });
-      if (!existing) {
-        const create = Operation.createAccount({ destination: wallet.publicKey, startingBalance: this.options.startingXlm });
-        await ledger.distribution.submit({ operations: [create, trust], signers: [user] }).catch(async (err: unknown) => {
-          // Created by an earlier attempt whose answer was lost: finish with the trustline below.
-          if (!(err instanceof LedgerRejectedError && err.operationCodes[0] === 'op_already_exists')) throw err;
-          await this.ensureTrust(userId);
-        });
-      } else if (!StellarClient.balanceOf(existing, ledger.asset)) {
-        await ledger.distribution.submit({ operations: [trust], signers: [user] });
-      }
-      await this.wallets.markActive(userId);
-      return true;
+      const keypair = Keypair.fromSecret(this.walletService.revealSecret(wallet));
+      await this.journal.activate({ userId: wallet.userId, wallet: keypair, fresh, startingXlm: this.options.startingXlm, waitMs });
     } catch (err) {
-      this.logger.warn({ userId, reason: err instanceof Error ? err.message : String(err) }, 'wallet activation deferred');
-      return false;
+      // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
+      // address, or an earlier answer was lost): look at the ledger and add what is missing.
+      if (fresh) return this.activateOne(wallet, false, waitMs);
+      this.logger.warn({ userId: wallet.userId, reason: err instanceof Error ? err.message : String(err) }, 'wallet activation deferred');
     }
-  }
-
-  private async ensureTrust(userId: string): Promise<void> {
-    const ledger = await this.runtime.ready();
-    const wallet = (await this.wallets.findByUserId(userId))!;
-    const account = await this.runtime.client.loadAccount(wallet.publicKey);
-    if (account && StellarClient.balanceOf(account, ledger.asset)) return;
-    const user = Keypair.fromSecret(this.walletService.revealSecret(wallet));
-    await ledger.distribution.submit({ operations: [Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey })], signers: [user] });
   }
 }

@@ -1,11 +1,10 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
-import pino from 'pino';
 import { LedgerIndeterminateError } from '../../src/clients/ledger-errors';
 import { StellarClient } from '../../src/clients/stellar.client';
-import { AccountSubmitter } from '../../src/ledger/account-submitter';
 import { SANDBOX_NETWORK_PASSPHRASE } from '../../src/sandbox/horizon';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { countRows, databaseState, delayingProxy, until, type DelayingProxy } from '../helpers/hardening';
+import { sql } from 'drizzle-orm';
+import { databaseState, delayingProxy, rowsOf, until, type DelayingProxy } from '../helpers/hardening';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { shapeProblem } from '../helpers/route-inventory';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
@@ -45,7 +44,7 @@ describe('the ledger unreachable (its server stopped)', () => {
     const bob = await createUser(service);
     const admin = await adminToken(service);
     await service.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
-    const distribution = (await service.container.ledgerRuntime.ready()).keys.distribution.publicKey();
+    const distribution = (await service.container.journal.ready()).keys.distribution.publicKey();
     const before = await databaseState(service.container.database);
     await ledger.stop();
 
@@ -63,8 +62,12 @@ describe('the ledger unreachable (its server stopped)', () => {
     expect(refused.transfer.body).toEqual({ error: 'Ledger unavailable, try again later' });
     expect((await service.http.get('/readyz')).status).toBe(503);
     expect((await service.http.get('/healthz')).status).toBe(200);
-    // Nothing half-written: no transaction record, and the idempotency keys were released (a 5xx moved nothing).
-    expect(await databaseState(service.container.database)).toEqual(before);
+    // Nothing half-written: no transaction record, and the idempotency keys were released (a 5xx moved
+    // nothing). The journal keeps the envelopes it signed for the mint, each failed as never delivered.
+    const withoutEnvelopes = (state: Record<string, string>) => Object.fromEntries(Object.entries(state).filter(([table]) => table !== 'ledger_envelopes'));
+    expect(withoutEnvelopes(await databaseState(service.container.database))).toEqual(withoutEnvelopes(before));
+    const signed = await rowsOf<{ status: string; failure: string }>(service.container.database, sql`select status, failure from ledger_envelopes where created_at > now() - interval '1 minute' and failure = 'not_delivered'`);
+    expect(signed.every((e) => e.status === 'failed')).toBe(true);
     // Everything that does not need the ledger still works.
     await service.http.post('/api/users/login').send({ identifier: alice.username, password: alice.password }).expect(200);
     await service.http.get(`/api/ledger/transactions/${alice.userId}`).set(bearer(alice.token)).expect(200);
@@ -84,11 +87,24 @@ describe('the ledger unreachable (its server stopped)', () => {
     expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['9.0000000', '3.0000000']);
     await service.http.get(`/api/ledger/check-admin-balance/${distribution}`).set(bearer(admin)).expect(200);
     await until(async () => ((await service.http.get('/readyz')).status === 200 ? true : undefined), 'readiness');
-    // The pending wallet is activated by the background sweep, with no restart of the service.
-    await service.container.activation.sweep();
-    await until(async () => ((await service.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), "carol's wallet to activate");
+    // The pending wallet is activated by the background jobs (the sweep and the journal's
+    // reconciler, once the failed attempt's lease passed), with no restart of the service.
+    await until(
+      async () => {
+        await service.container.activation.sweep();
+        await service.container.reconciler.run();
+        return (await service.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined;
+      },
+      "carol's wallet to activate",
+      15_000,
+    );
     await service.http.get(`/api/ledger/check-balance/${carol.ledgerPublicKey}`).set(bearer(carol.token)).expect(200);
-    expect(await countRows(service.container.database, 'transactions')).toBe(3); // alice's mint, the transfer, bob's mint
+    const records = await rowsOf<{ kind: string; status: string }>(service.container.database, sql`select kind, status from ledger_entries where kind in ('transfer', 'admin_mint', 'payment_mint') order by created_at`);
+    expect(records).toEqual([
+      { kind: 'admin_mint', status: 'confirmed' }, // alice's
+      { kind: 'transfer', status: 'confirmed' },
+      { kind: 'admin_mint', status: 'confirmed' }, // bob's
+    ]);
   });
 });
 
@@ -126,29 +142,28 @@ describe('the ledger accepting connections but never answering', () => {
 });
 
 describe('a submission whose answer comes after the submit timeout', () => {
-  it('is reported as indeterminate with its hash, settled by looking the hash up, and applied exactly once', async () => {
+  it('is settled by ledger evidence, never rebuilt, and the transfer applies exactly once', async () => {
     proxy = await delayingProxy(ledger.url);
     const slow = proxy;
+    const service = (app = await startTestApp({ ...ledger.env, ...provider.env, HORIZON_URL: slow.url, LEDGER_SUBMIT_TIMEOUT_MS: '300', LEDGER_SETTLE_BASE_MS: '50' }));
+    const alice = await fundedUser(service, 10);
+    const bob = await createUser(service);
     // Submissions reach the ledger at once but their answers take 2 s; lookups answer at once.
     slow.delay = (req) => (req.method === 'POST' && req.url?.startsWith('/transactions') ? 2_000 : 0);
-    const client = new StellarClient({ horizonUrl: slow.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300, readTimeoutMs: 1_000 });
+    const postsBefore = slow.hits.filter((h) => h.startsWith('POST /transactions')).length;
+
+    const started = Date.now();
+    const res = await service.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 5 });
+
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2_000); // settled by the hash lookup, not the slow answer
+    expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['5.0000000', '5.0000000']);
+    expect(slow.hits.filter((h) => h.startsWith('POST /transactions')).length - postsBefore).toBe(1); // never a second envelope
+    // The client alone says what it knows: the outcome is unknown, here is the hash to settle by.
+    const client = new StellarClient({ horizonUrl: slow.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300 });
     const [source, destination] = [Keypair.random(), Keypair.random()];
     for (const pair of [source, destination]) expect((await fetch(`${ledger.url}/friendbot?addr=${pair.publicKey()}`)).ok).toBe(true);
-    const submitter = new AccountSubmitter({ client, source, maxOperations: 1, withLock: (_key, fn) => fn(), logger: pino({ level: 'silent' }) });
-
-    const paid = Operation.payment({ destination: destination.publicKey(), asset: Asset.native(), amount: '5' });
-    const started = Date.now();
-    const result = await submitter.submit({ operations: [paid] });
-
-    expect(result.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(Date.now() - started).toBeLessThan(2_000); // settled by hash, without waiting for the slow answer
-    expect(await ledgerBalance(ledger.url, destination.publicKey(), 'XLM')).toBe('10005.0000000');
-    // The client alone says what it knows: the outcome is unknown, here is the hash to settle by.
-    const account = await client.loadAccount(source.publicKey());
-    expect(account).toBeDefined();
     await expect(client.submit(await signedPayment(client, source, destination))).rejects.toBeInstanceOf(LedgerIndeterminateError);
-    await until(async () => ((await ledgerBalance(ledger.url, destination.publicKey(), 'XLM')) === '10006.0000000' ? true : undefined), 'the second payment to apply');
-    expect(slow.hits.filter((h) => h.startsWith('POST /transactions'))).toHaveLength(2); // never resubmitted as a new transaction
   });
 });
 

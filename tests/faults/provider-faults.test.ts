@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { signPaystackPayload } from '../../src/sandbox/paystack';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { countRows, forwardTo, rowsOf, switchableServer, until, type SwitchableServer } from '../helpers/hardening';
+import { forwardTo, rowsOf, switchableServer, until, type SwitchableServer } from '../helpers/hardening';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -47,7 +47,7 @@ beforeEach(async () => {
     badKey: json(401, '{"status":false,"message":"Invalid key"}'),
   });
   // Warnings are kept (in memory): a deferred webhook settlement is only visible there.
-  app = await startTestApp({ ...ledger.env, PAYSTACK_SECRET_KEY: provider.secretKey, PAYSTACK_BASE_URL: front.url }, 'warn');
+  app = await startTestApp({ ...ledger.env, PAYSTACK_SECRET_KEY: provider.secretKey, PAYSTACK_BASE_URL: front.url, WEBHOOK_RETRY_BASE_MS: '200' }, 'warn');
   user = await createUser(app);
   await app.http.post('/api/ledger/create-asset').set(bearer(await adminToken(app))).send({ assetCode: 'WLT', amount: '1000' }).expect(200);
 });
@@ -60,6 +60,7 @@ const intent = (amount: number) => app.http.post('/api/payments/create-payment-i
 const verify = (reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
 const statuses = async () => (await rowsOf<{ status: string }>(app.container.database, sql`select status from payments order by created_at`)).map((r) => r.status);
 const tokens = () => ledgerBalance(ledger.url, user.ledgerPublicKey);
+const mintEntries = async () => (await rowsOf<{ n: number }>(app.container.database, sql`select count(*)::int as n from ledger_entries where kind = 'payment_mint'`))[0]!.n;
 
 describe('create-payment-intent when the provider fails', () => {
   it.each(FAILURES)('$mode: answers $status {success:false, message} and opens no checkout; works again when the provider does', async ({ mode, status, message }) => {
@@ -70,7 +71,7 @@ describe('create-payment-intent when the provider fails', () => {
     expect(res.headers['retry-after']).toBe(status === 503 ? '5' : undefined);
     // Only the reference is recorded, as initialized: nothing to verify or mint from it.
     expect(await statuses()).toEqual(['initialized']);
-    expect(await countRows(app.container.database, 'mint_batches')).toBe(0);
+    expect(await mintEntries()).toBe(0);
     expect(await tokens()).toBe('0.0000000');
 
     await front.setMode('forward');
@@ -95,9 +96,9 @@ describe('verification when the provider fails after the buyer paid', () => {
       const page = await app.http.get(`/api/payments/callback?reference=${reference}`);
       expect([mode, page.status, page.headers['content-type']]).toEqual([mode, status, expect.stringMatching(/text\/html/)]);
       expect(page.text).toMatch(/Reload this page in a moment/);
-      // Not consumed, nothing minted, no envelope stored.
+      // Not consumed, nothing minted, no mint in the journal.
       expect(await statuses()).toEqual(['initialized']);
-      expect(await countRows(app.container.database, 'mint_batches')).toBe(0);
+      expect(await mintEntries()).toBe(0);
     }
     expect(await tokens()).toBe('0.0000000');
 
@@ -112,7 +113,7 @@ describe('verification when the provider fails after the buyer paid', () => {
     expect(await tokens()).toBe('25.0000000');
   });
 
-  it('acknowledges a signed webhook while the provider is down without consuming the payment; a redelivery mints once', async () => {
+  it('stores a signed webhook while the provider is down, retries it by itself until it mints, once; a redelivery changes nothing', async () => {
     const created = await intent(10);
     const reference = created.body.reference as string;
     expect((await fetch(`${created.body.authorization_url as string}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
@@ -122,17 +123,20 @@ describe('verification when the provider fails after the buyer paid', () => {
 
     await front.setMode('down');
     expect((await deliver()).status).toBe(200);
-    // The settlement runs after the answer: wait for it to give up on the provider, then check.
-    await until(async () => (app.logs.some((l) => l.includes('webhook settlement deferred')) ? true : undefined), 'the deferred settlement');
+    // The event is stored and settled after the answer: wait for the first attempt to fail on the provider.
+    await until(async () => (app.logs.some((l) => l.includes('webhook settlement failed, retrying later')) ? true : undefined), 'the failed attempt');
     expect(await statuses()).toEqual(['initialized']);
     expect(await tokens()).toBe('0.0000000');
 
+    // No redelivery: the inbox tries again by itself once the provider is back.
     await front.setMode('forward');
-    expect((await deliver()).status).toBe(200);
-    await until(async () => ((await tokens()) === '10.0000000' ? true : undefined), 'the mint after redelivery');
+    await until(async () => {
+      await app.container.webhookInbox.run();
+      return (await tokens()) === '10.0000000' ? true : undefined;
+    }, 'the mint after a retry', 20_000);
     expect((await deliver()).status).toBe(200);
     await until(async () => ((await statuses())[0] === 'minted' ? true : undefined), 'the payment to be marked minted');
     expect(await tokens()).toBe('10.0000000');
-    expect(await countRows(app.container.database, 'mint_batches')).toBe(1);
+    expect(await mintEntries()).toBe(1);
   });
 });

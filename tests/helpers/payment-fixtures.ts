@@ -2,9 +2,10 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import type { InitializedTransaction } from '../../src/clients/paystack.client';
 import type { Container } from '../../src/container';
+import type { DatabaseHandle } from '../../src/db/client';
 import type { PaymentRow } from '../../src/db/repositories/payment.repository';
-import { mintBatches, payments } from '../../src/db/schema';
-import type { SignedBatch } from '../../src/ledger/account-submitter';
+import { sql } from 'drizzle-orm';
+import { ledgerEnvelopes, payments } from '../../src/db/schema';
 import { signPaystackPayload } from '../../src/sandbox/paystack';
 import { adminToken, bearer, type CreatedUser } from './factories';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
@@ -53,10 +54,10 @@ export async function paymentRow(app: TestApp, reference: string): Promise<Payme
   return app.container.payments.find(reference);
 }
 
-/** The user's transaction records of kind `mint`. */
+/** The user's transaction records of a mint (a payment's or an admin's). */
 export async function mintRecords(app: TestApp, userId: string) {
   const { items } = await app.container.ledger.listForUser(userId, 1000, 0);
-  return items.filter((t) => t.kind === 'mint');
+  return items.filter((t) => t.kind === 'payment_mint' || t.kind === 'admin_mint');
 }
 
 /** Waits (bounded) until the payment reaches `status`. */
@@ -96,27 +97,45 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
   }
 }
 
+/** An envelope as a process that died around its submission left it in the journal. */
+export interface CrashedEnvelope {
+  envelopeId: string;
+  hash: string;
+  envelopeXdr: string;
+}
+
 /**
- * Simulates a crash right after the mint envelope is stored and before it is submitted: the
- * container's own hook stores it (recordBatch), then the submission is cut off. Payment-less
- * batches (admin mints, trustlines) pass untouched.
+ * Simulates a process that dies right after storing a mint envelope in the journal: `before-send`
+ * never hands it to Horizon (it stays pending); `after-send` submits it (the ledger applies it)
+ * and dies before hearing the answer (it stays submitted). Envelopes of other kinds pass untouched.
  */
-export function crashAfterStoringEnvelope(container: Container): { stored: SignedBatch[]; restore(): void } {
-  const hooks = container.ledgerRuntime.distributionHooks;
-  const storeEnvelope = hooks.onSigned!;
-  const stored: SignedBatch[] = [];
-  hooks.onSigned = async (batch) => {
-    await storeEnvelope(batch);
-    if (batch.tags.length === 0) return;
-    stored.push(batch);
-    throw new Error('simulated crash after the envelope was stored');
+export function crashAroundSending(container: Container, when: 'before-send' | 'after-send'): { crashed: CrashedEnvelope[]; restore(): void } {
+  const sender = container.journal.sender;
+  const send = sender.send.bind(sender);
+  const crashed: CrashedEnvelope[] = [];
+  sender.send = async (envelopeId, tx, facts) => {
+    const entries = await container.journal.repository.entriesOf(envelopeId);
+    if (!entries.some((e) => e.kind === 'payment_mint')) return send(envelopeId, tx, facts);
+    crashed.push({ envelopeId, hash: facts.hash, envelopeXdr: tx.toEnvelope().toXDR('base64') });
+    if (when === 'after-send') {
+      await container.journal.repository.markSubmitted(envelopeId);
+      await container.journal.client.submit(tx);
+    }
+    throw new Error(`simulated crash ${when}`);
   };
   return {
-    stored,
+    crashed,
     restore: () => {
-      hooks.onSigned = storeEnvelope;
+      sender.send = send;
     },
   };
+}
+
+/** Ends every lease at once: what the passing of LEDGER_LEASE_MS after a crash looks like to the reconciler. */
+export async function expireLeases(app: TestApp | DatabaseHandle): Promise<void> {
+  const db = 'container' in app ? app.container.database.db : app.db;
+  await db.execute(sql`update ledger_envelopes set next_check_at = now() where status in ('pending', 'submitted')`);
+  await db.execute(sql`update ledger_entries set lease_until = now() where status in ('pending', 'submitted')`);
 }
 
 export type ProviderFrontMode = 'forward' | 'down' | 'hang' | 'malformed' | 'error' | 'amount-differs';
@@ -207,7 +226,7 @@ export async function allPayments(app: TestApp): Promise<PaymentRow[]> {
   return app.container.database.db.select().from(payments);
 }
 
-/** Every stored mint envelope, straight from the database. */
-export async function allMintBatches(app: TestApp) {
-  return app.container.database.db.select().from(mintBatches);
+/** Every envelope in the journal, straight from the database. */
+export async function allEnvelopes(app: TestApp) {
+  return app.container.database.db.select().from(ledgerEnvelopes);
 }

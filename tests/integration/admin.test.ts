@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import jwt from 'jsonwebtoken';
-import { transactions } from '../../src/db/schema';
+import { ledgerEntries as transactions } from '../../src/db/schema';
 import { ADMIN, adminToken, bearer, createUser } from '../helpers/factories';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
 
@@ -139,6 +139,8 @@ describe('DELETE /api/admin/users/:userId', () => {
   it('deletes the account, archives the wallet key and keeps the transaction history', async () => {
     const user = await createUser(app);
     await app.container.database.db.insert(transactions).values({
+      kind: 'transfer',
+      status: 'confirmed',
       ledgerTransactionId: 'a'.repeat(64),
       fromPublicKey: user.ledgerPublicKey,
       toPublicKey: 'GDEST',
@@ -185,6 +187,8 @@ describe('transaction lists', () => {
     const base = Date.UTC(2026, 0, 1);
     for (const [i, owner] of [a, b, a].entries()) {
       await db.insert(transactions).values({
+        kind: 'transfer',
+        status: 'confirmed',
         ledgerTransactionId: String(i).repeat(64),
         fromPublicKey: owner.ledgerPublicKey,
         toPublicKey: 'GDEST',
@@ -206,6 +210,7 @@ describe('transaction lists', () => {
       assetCode: 'WLT',
       userId: a.userId,
       createdAt: new Date(base + 2000).toISOString(),
+      status: 'confirmed',
       user: { username: a.username, email: a.email },
     });
     const mine = await app.http.get(`/api/admin/users/${a.userId}/transactions`).set(bearer(token)).expect(200);

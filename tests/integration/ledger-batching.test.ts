@@ -13,7 +13,7 @@ beforeAll(async () => {
   ledger = await startLedgerSandbox({ ledgerCloseMs: CLOSE_MS });
   provider = await startPaystackSandbox();
   app = await startTestApp({ ...ledger.env, ...provider.env, BCRYPT_COST: '4' }, 'warn');
-  await app.container.ledgerRuntime.ready();
+  await app.container.journal.ready();
 });
 afterAll(async () => {
   await app.close();
@@ -40,7 +40,7 @@ describe('batched wallet activation', () => {
       }));
     }
     const before = await latestLedger();
-    const results = await Promise.all(users.map((id) => app.container.activation.activateOne(id, { fresh: true })));
+    const results = await Promise.all(users.map((id) => app.container.activation.activateUser(id, { fresh: true })));
     const after = await latestLedger();
 
     expect(results.every(Boolean)).toBe(true);

@@ -69,8 +69,13 @@ describe('when the ledger is unreachable', () => {
     const fromPending = await app.http.post('/api/ledger/transfer').set(bearer(carol.token)).send({ receiverPublicKey: alice.ledgerPublicKey, amount: 1 });
     expect(fromPending.status).toBe(409);
 
-    await app.container.activation.sweep();
-    await until(async () => (await app.container.wallets.findByUserId(carol.userId))?.status === 'active');
+    // The background jobs (started by the server): the journal's reconciler finishes the activation
+    // that could not be sent, once the lease of the process that tried it has passed.
+    await until(async () => {
+      await app.container.activation.sweep();
+      await app.container.reconciler.run();
+      return (await app.container.wallets.findByUserId(carol.userId))?.status === 'active';
+    }, 15_000);
     await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: carol.ledgerPublicKey, amount: 1 }).expect(200);
     expect(await ledgerBalance(ledger.url, carol.ledgerPublicKey)).toBe('1.0000000');
   });

@@ -124,7 +124,7 @@ describe('GET /metrics', () => {
       );
     }
     let settled = false;
-    const activations = Promise.all(ids.map((id) => app.container.activation.activateOne(id, { fresh: true }))).finally(() => {
+    const activations = Promise.all(ids.map((id) => app.container.activation.activateUser(id, { fresh: true }))).finally(() => {
       settled = true;
     });
     let during = 0;

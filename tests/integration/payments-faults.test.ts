@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import {
-  allMintBatches,
+  allEnvelopes,
+  expireLeases,
   allPayments,
   chargeSuccess,
   mintRecords,
@@ -228,16 +228,16 @@ describe('ledger down while a paid reference is verified', () => {
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
     expect((await verify(alice, viaVerify.reference)).body).toEqual({ success: false, message: 'Payment already processed' });
 
-    // Whether an envelope was signed before the outage depends on the submitter's cached sequence; a
-    // payment without one is left to the live path until idle, so make them idle.
-    await app.container.database.db.execute(sql`update payments set updated_at = now() - interval '2 minutes'`);
-    await app.container.reconciler.run();
+    // The mints wait in the journal, leased to the live path for a while: let the lease pass.
+    await expireLeases(app);
+    await app.container.reconciler.drain();
 
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('25.0000000');
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('40.0000000');
     expect(await mintRecords(app, alice.userId)).toHaveLength(1);
     expect(await mintRecords(app, bob.userId)).toHaveLength(1);
-    await app.container.reconciler.run();
+    await expireLeases(app);
+    await app.container.reconciler.drain();
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('25.0000000');
   });
 });
@@ -252,12 +252,13 @@ describe('distribution account out of tokens', () => {
 
     expect(answer.body).toMatchObject({ success: true, amount: 2_000_000 });
     expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: null });
-    expect((await allMintBatches(app)).map((b) => b.status)).toEqual(['dead']);
+    // Each envelope was refused (op_underfunded): nothing applied, and the mint waits for a new one.
+    expect(new Set((await allEnvelopes(app)).filter((e) => e.failure?.includes('op_underfunded')).map((e) => e.status))).toEqual(new Set(['failed']));
     expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('0.0000000');
 
     await supplyTokens(app, '5000000');
-    await app.container.database.db.execute(sql`update payments set updated_at = now() - interval '2 minutes'`);
-    await app.container.reconciler.run();
+    await expireLeases(app);
+    await app.container.reconciler.drain();
 
     expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('2000000.0000000');
     expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minted' });

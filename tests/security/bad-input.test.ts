@@ -60,7 +60,7 @@ beforeAll(async () => {
   bob = await createUser(app);
   admin = await adminToken(app);
   await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '1000' }).expect(200);
-  distributionKey = (await app.container.ledgerRuntime.ready()).keys.distribution.publicKey();
+  distributionKey = (await app.container.journal.ready()).keys.distribution.publicKey();
 });
 afterAll(async () => {
   await app.close();

@@ -1,9 +1,11 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from '../client';
 import { idempotencyKeys } from '../schema';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Longer than any request may run: a claim this old with nothing bound or answered was abandoned. */
+const ABANDONED_CLAIM_MS = 5 * 60 * 1000;
 
 export class IdempotencyRepository {
   constructor(private readonly db: Database) {}
@@ -14,8 +16,17 @@ export class IdempotencyRepository {
    */
   async claim(callerId: string, route: string, key: string, requestHash: string): Promise<'claimed' | IdempotencyRow> {
     const where = and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key));
-    // Keys live 24 hours: an expired one is free again.
-    await this.db.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS))));
+    // Keys live 24 hours: an expired one is free again. So is a claim whose process died before it
+    // bound an entry or stored an answer (nothing was signed for it).
+    await this.db.delete(idempotencyKeys).where(
+      and(
+        where,
+        or(
+          lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
+          and(isNull(idempotencyKeys.entryId), isNull(idempotencyKeys.responseStatus), lt(idempotencyKeys.createdAt, new Date(Date.now() - ABANDONED_CLAIM_MS))),
+        ),
+      ),
+    );
     const inserted = await this.db
       .insert(idempotencyKeys)
       .values({ callerId, route, key, requestHash })
@@ -33,11 +44,14 @@ export class IdempotencyRepository {
       .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
   }
 
-  /** Frees a key whose request failed without moving money (5xx), so a retry can run for real. */
-  async release(callerId: string, route: string, key: string): Promise<void> {
+  /**
+   * Frees a key whose request failed (5xx) before any journal entry was bound to it: nothing was
+   * signed, so a retry can run for real. A key bound to an entry is never freed here.
+   */
+  async releaseUnbound(callerId: string, route: string, key: string): Promise<void> {
     await this.db
       .delete(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
+      .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.entryId)));
   }
 
   async purgeExpired(): Promise<void> {

@@ -1,9 +1,12 @@
-import { count, desc, eq } from 'drizzle-orm';
-import type { Database, Executor } from '../client';
-import { transactions, users } from '../schema';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../client';
+import { ledgerEntries as transactions, RECORD_KINDS, users } from '../schema';
 
+/** A transaction record is a journal entry of a token-moving kind (see ledgerEntries). */
 export type TransactionRow = typeof transactions.$inferSelect;
-export type NewTransaction = Omit<TransactionRow, 'id' | 'createdAt'>;
+
+/** Matches the partial indexes' predicate, so they serve the lists. */
+const isRecord = inArray(transactions.kind, [...RECORD_KINDS]);
 
 /** How long the total of all records may be served from memory before it is counted again. */
 const TOTAL_TTL_MS = 10_000;
@@ -11,32 +14,25 @@ const TOTAL_TTL_MS = 10_000;
 export class TransactionRepository {
   /**
    * count(*) over every record reads the whole table (or index): ~120 ms at a million rows. The
-   * admin list's X-Total-Count is served from here: exact for this process's own inserts (counted
-   * in insert()), other processes' within TOTAL_TTL_MS; refreshed in the background, one count at a time.
+   * admin list's X-Total-Count is served from here: new records are counted within TOTAL_TTL_MS; refreshed in the background, one count at a time.
    */
   private total: { value: number; countedAt: number; refreshing?: Promise<number> } | undefined;
 
   constructor(private readonly db: Database) {}
-
-  async insert(tx: Executor, record: NewTransaction): Promise<TransactionRow> {
-    const [row] = await tx.insert(transactions).values(record).returning();
-    if (this.total) this.total.value++;
-    return row!;
-  }
 
   /** Newest first; the (user_id, created_at desc, id desc) index serves this without a sort. */
   async listForUser(userId: string, limit: number, offset: number): Promise<TransactionRow[]> {
     return this.db
       .select()
       .from(transactions)
-      .where(eq(transactions.userId, userId))
+      .where(and(eq(transactions.userId, userId), isRecord))
       .orderBy(desc(transactions.createdAt), desc(transactions.id))
       .limit(limit)
       .offset(offset);
   }
 
   async countForUser(userId: string): Promise<number> {
-    const [row] = await this.db.select({ n: count() }).from(transactions).where(eq(transactions.userId, userId));
+    const [row] = await this.db.select({ n: count() }).from(transactions).where(and(eq(transactions.userId, userId), isRecord));
     return row?.n ?? 0;
   }
 
@@ -46,6 +42,7 @@ export class TransactionRepository {
       .select({ record: transactions, owner: { username: users.username, email: users.email } })
       .from(transactions)
       .leftJoin(users, eq(users.id, transactions.userId))
+      .where(isRecord)
       .orderBy(desc(transactions.createdAt), desc(transactions.id))
       .limit(limit)
       .offset(offset);
@@ -66,7 +63,7 @@ export class TransactionRepository {
 
   private async countAllNow(): Promise<number> {
     const countedAt = Date.now();
-    const [row] = await this.db.select({ n: count() }).from(transactions);
+    const [row] = await this.db.select({ n: count() }).from(transactions).where(isRecord);
     const value = row?.n ?? 0;
     this.total = { value, countedAt };
     return value;

@@ -1,6 +1,6 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
-import { archivedWallets, wallets } from '../schema';
+import { archivedWallets, ledgerEntries, wallets } from '../schema';
 
 export type WalletRow = typeof wallets.$inferSelect;
 export type NewWallet = Pick<WalletRow, 'userId' | 'publicKey' | 'secretCiphertext' | 'keyId'>;
@@ -22,8 +22,18 @@ export class WalletRepository {
     return row;
   }
 
-  async listPending(limit: number): Promise<WalletRow[]> {
-    return this.db.select().from(wallets).where(eq(wallets.status, 'pending')).limit(limit);
+  /** Pending wallets with no live activation in the journal (a crash or a final refusal left them). */
+  async listPendingUnjournaled(limit: number): Promise<WalletRow[]> {
+    return this.db
+      .select()
+      .from(wallets)
+      .where(
+        and(
+          eq(wallets.status, 'pending'),
+          sql`not exists (select 1 from ${ledgerEntries} e where e.kind = 'activation' and e.user_id = ${wallets.userId} and e.status <> 'failed')`,
+        ),
+      )
+      .limit(limit);
   }
 
   async markActive(userId: string): Promise<void> {
@@ -31,6 +41,26 @@ export class WalletRepository {
       .update(wallets)
       .set({ status: 'active', activatedAt: new Date() })
       .where(and(eq(wallets.userId, userId), eq(wallets.status, 'pending')));
+  }
+
+  /** The sealed key of a wallet, live or archived, by its public key: the journal signs with it. */
+  async findSealedKey(publicKey: string): Promise<Pick<WalletRow, 'publicKey' | 'secretCiphertext' | 'keyId'> | undefined> {
+    const sealed = { publicKey: wallets.publicKey, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId };
+    const [live] = await this.db.select(sealed).from(wallets).where(eq(wallets.publicKey, publicKey));
+    if (live) return live;
+    const [archived] = await this.db
+      .select({ publicKey: archivedWallets.publicKey, secretCiphertext: archivedWallets.secretCiphertext, keyId: archivedWallets.keyId })
+      .from(archivedWallets)
+      .where(eq(archivedWallets.publicKey, publicKey))
+      .limit(1);
+    return archived;
+  }
+
+  /** Every wallet the service holds a key for, live or archived (for the audit). */
+  async allPublicKeys(): Promise<string[]> {
+    const live = await this.db.select({ publicKey: wallets.publicKey }).from(wallets);
+    const archived = await this.db.select({ publicKey: archivedWallets.publicKey }).from(archivedWallets);
+    return [...new Set([...live, ...archived].map((w) => w.publicKey))];
   }
 
   /** The most recently archived wallet of a deleted user. */

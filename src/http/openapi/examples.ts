@@ -35,4 +35,5 @@ export const exampleTransaction = {
   assetCode: 'WLT',
   userId: EXAMPLE.userId,
   createdAt: EXAMPLE.createdAt,
+  status: 'confirmed',
 };

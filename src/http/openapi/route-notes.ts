@@ -19,6 +19,8 @@ export interface RouteNotes {
   errors?: Partial<Record<ErrorStatus, string[]>>;
   /** Honours the optional Idempotency-Key header (CONTRACT 5). */
   idempotent?: boolean;
+  /** Example 202 body of a ledger write whose outcome is not known yet (CONTRACT 8). */
+  accepted?: unknown;
   /** More than the summary says. */
   description?: string;
   /** Query parameters the handler parses itself (so the table declares no query schema). */
@@ -126,10 +128,18 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
         to: EXAMPLE.receiverPublicKey,
         amount: '20.0000000',
         assetCode: 'WLT',
+        status: 'confirmed',
       },
     },
+    accepted: {
+      message: 'Transfer submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key or read your transactions for its status',
+      result: { transactionId: EXAMPLE.transactionId, hash: EXAMPLE.txHash, status: 'pending' },
+    },
     idempotent: true,
-    description: '`amount` is a JSON number or a decimal string: positive, at most 7 decimal places.',
+    description:
+      '`amount` is a JSON number or a decimal string: positive, at most 7 decimal places. The record is written before the transaction is sent: ' +
+      'when the ledger has not decided within the service\'s wait, the answer is 202 and the record says `pending` until it does. ' +
+      'With an Idempotency-Key, a retry answers the same transaction\'s current state (200, 202, or its refusal) and never pays twice.',
     plainText400: 'Receiver account does not exist on the ledger',
     errors: {
       400: ['Insufficient balance', 'Receiver has no trustline for WLT'],
@@ -181,8 +191,14 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/payments/mint-tokens': {
     request: { userId: EXAMPLE.userId, amount: 50 },
     response: { success: true, message: `Minted 50.0000000 WLT (transaction ${EXAMPLE.txHash})`, hash: EXAMPLE.txHash },
+    accepted: {
+      message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
+      result: { transactionId: EXAMPLE.transactionId, hash: EXAMPLE.txHash, status: 'pending' },
+    },
     idempotent: true,
-    description: '`amount` is in tokens. Minting creates money, so only an admin token is accepted.',
+    description:
+      '`amount` is in tokens. Minting creates money, so only an admin token is accepted. 202 when the ledger has not decided within the ' +
+      'service\'s wait; with an Idempotency-Key a retry answers the same mint\'s state and never mints twice.',
     errors: {
       404: ['User not found'],
       409: ['User wallet is not active on the ledger yet; try again shortly', 'Idempotency-Key was already used with a different request'],

@@ -1,0 +1,321 @@
+import crypto from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../client';
+import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, payments, wallets, type EntryKind } from '../schema';
+
+export type EntryRow = typeof ledgerEntries.$inferSelect;
+export type EnvelopeRow = typeof ledgerEnvelopes.$inferSelect;
+export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
+  Partial<Pick<EntryRow, 'userId' | 'paymentReference'>>;
+export interface NewEnvelope {
+  hash: string;
+  sourceAccount: string;
+  sequence: bigint;
+  maxTime: bigint;
+  envelopeXdr: string;
+}
+export interface IdempotencyBinding {
+  callerId: string;
+  route: string;
+  key: string;
+}
+/** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
+export interface EntryVerdict {
+  entryId: string;
+  final: boolean;
+  code: string;
+}
+
+const OPEN_ENVELOPE = ['pending', 'submitted'] as const;
+
+/**
+ * The journal's storage. Every state change is one conditional statement or one database
+ * transaction, so any number of processes can work on the same journal: an envelope changes
+ * state only from an open one, and an entry moves to a new envelope only once its current one
+ * has failed.
+ */
+export class JournalRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Commits a new entry, leased to the caller for `leaseMs`. `first` runs before the entry is
+   * written, in the same transaction, with the entry's id: it claims what the entry answers (binds
+   * the Idempotency-Key, consumes the payment reference) and throws to write nothing. Claiming
+   * first means concurrent callers queue on the claimed row and the losers see it taken, instead
+   * of colliding on the entry's unique indexes.
+   */
+  async createEntry(entry: NewEntry, leaseMs: number, first?: (tx: Executor, entryId: string) => Promise<void>): Promise<EntryRow> {
+    return this.db.transaction(async (tx) => {
+      const id = crypto.randomUUID();
+      await first?.(tx, id);
+      const [row] = await tx
+        .insert(ledgerEntries)
+        .values({ ...entry, id, leaseUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+        .returning();
+      return row!;
+    });
+  }
+
+  /** Binds a claimed Idempotency-Key to its entry; false when the claim is no longer ours to bind. */
+  async bindKey(tx: Executor, binding: IdempotencyBinding, entryId: string): Promise<boolean> {
+    const bound = await tx
+      .update(idempotencyKeys)
+      .set({ entryId })
+      .where(
+        and(
+          eq(idempotencyKeys.callerId, binding.callerId),
+          eq(idempotencyKeys.route, binding.route),
+          eq(idempotencyKeys.key, binding.key),
+          sql`${idempotencyKeys.entryId} is null`,
+        ),
+      )
+      .returning({ key: idempotencyKeys.key });
+    return bound.length === 1;
+  }
+
+  async findEntry(id: string): Promise<EntryRow | undefined> {
+    const [row] = await this.db.select().from(ledgerEntries).where(eq(ledgerEntries.id, id));
+    return row;
+  }
+
+  async findEnvelope(id: string): Promise<EnvelopeRow | undefined> {
+    const [row] = await this.db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, id));
+    return row;
+  }
+
+  /**
+   * Stores a signed envelope and puts the entries in it, before it is sent. Only entries with no
+   * envelope or a failed one can move: if any of them is already riding in an open envelope (another
+   * process took it), nothing is stored and those entries are returned as lost.
+   */
+  async attach(envelope: NewEnvelope, entryIds: string[], leaseMs: number): Promise<{ envelopeId: string } | { lost: string[] }> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        const [stored] = await tx
+          .insert(ledgerEnvelopes)
+          .values({ ...envelope, nextCheckAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+          .returning({ id: ledgerEnvelopes.id });
+        const moved = await tx
+          .update(ledgerEntries)
+          .set({ envelopeId: stored!.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
+          .where(
+            and(
+              inArray(ledgerEntries.id, entryIds),
+              eq(ledgerEntries.status, 'pending'),
+              sql`(${ledgerEntries.envelopeId} is null or exists (select 1 from ${ledgerEnvelopes} v where v.id = ${ledgerEntries.envelopeId} and v.status = 'failed'))`,
+            ),
+          )
+          .returning({ id: ledgerEntries.id });
+        if (moved.length !== entryIds.length) {
+          const kept = new Set(moved.map((m) => m.id));
+          throw new LostEntries(entryIds.filter((id) => !kept.has(id)));
+        }
+        return { envelopeId: stored!.id };
+      });
+    } catch (err) {
+      if (err instanceof LostEntries) return { lost: err.ids };
+      throw err;
+    }
+  }
+
+  /**
+   * Marks the envelope as handed to Horizon, before each send. Returns how many sends it has had,
+   * counting this one, or undefined when it is no longer open (settled elsewhere): then it must
+   * not be sent.
+   */
+  async markSubmitted(envelopeId: string): Promise<number | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(ledgerEnvelopes)
+        .set({ status: 'submitted', submitCount: sql`${ledgerEnvelopes.submitCount} + 1`, updatedAt: new Date() })
+        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+        .returning({ submitCount: ledgerEnvelopes.submitCount });
+      if (!row) return undefined;
+      if (row.submitCount === 1) {
+        await tx
+          .update(ledgerEntries)
+          .set({ status: 'submitted', updatedAt: new Date() })
+          .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'pending')));
+      }
+      return row.submitCount;
+    });
+  }
+
+  /**
+   * The ledger applied the envelope: it and its entries are confirmed, and what each kind of
+   * entry stands for follows in the same transaction (a payment becomes minted, a wallet active).
+   * Idempotent. Returns false when the envelope was not open (already settled).
+   */
+  async confirm(envelopeId: string, hash: string, ledger: number): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [env] = await tx
+        .update(ledgerEnvelopes)
+        .set({ status: 'confirmed', ledger, updatedAt: new Date() })
+        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+        .returning({ id: ledgerEnvelopes.id });
+      if (!env) return false;
+      const entries = await tx
+        .update(ledgerEntries)
+        .set({ status: 'confirmed', ledger, updatedAt: new Date() })
+        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])))
+        .returning({ kind: ledgerEntries.kind, userId: ledgerEntries.userId, paymentReference: ledgerEntries.paymentReference });
+      const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
+      if (references.length > 0) {
+        await tx
+          .update(payments)
+          .set({ status: 'minted', mintTxHash: hash, updatedAt: new Date() })
+          .where(and(inArray(payments.reference, references), eq(payments.status, 'verified')));
+      }
+      const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
+      if (activated.length > 0) {
+        await tx
+          .update(wallets)
+          .set({ status: 'active', activatedAt: new Date() })
+          .where(and(inArray(wallets.userId, activated), eq(wallets.status, 'pending')));
+      }
+      return true;
+    });
+  }
+
+  /**
+   * The envelope failed: `failure` says why (result codes, not_delivered, never_applies). Allowed
+   * only while it is open and, unless `proven`, only if it was sent exactly once (a refusal of a
+   * resubmission proves nothing: the first send may have applied). Each entry is then either
+   * final (failed, with its code) or free to ride in a new envelope. Returns false when the
+   * envelope was not in that state: nothing changed, its outcome is still unknown.
+   */
+  async fail(envelopeId: string, failure: string, verdicts: EntryVerdict[], options: { proven: boolean; ledger?: number }): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [env] = await tx
+        .update(ledgerEnvelopes)
+        .set({ status: 'failed', failure, ledger: options.ledger ?? null, updatedAt: new Date() })
+        .where(
+          and(
+            eq(ledgerEnvelopes.id, envelopeId),
+            options.proven ? inArray(ledgerEnvelopes.status, OPEN_ENVELOPE) : and(eq(ledgerEnvelopes.status, 'submitted'), eq(ledgerEnvelopes.submitCount, 1)),
+          ),
+        )
+        .returning({ id: ledgerEnvelopes.id });
+      if (!env) return false;
+      const finals = verdicts.filter((v) => v.final);
+      for (const v of finals) {
+        await tx
+          .update(ledgerEntries)
+          .set({ status: 'failed', failureCode: v.code, updatedAt: new Date() })
+          .where(and(eq(ledgerEntries.id, v.entryId), eq(ledgerEntries.envelopeId, envelopeId)));
+      }
+      // Everything else in the envelope waits for a new one.
+      await tx
+        .update(ledgerEntries)
+        .set({ status: 'pending', updatedAt: new Date() })
+        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])));
+      const failedMints = await tx
+        .select({ reference: ledgerEntries.paymentReference, code: ledgerEntries.failureCode })
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'payment_mint')));
+      for (const m of failedMints) {
+        await tx
+          .update(payments)
+          .set({ status: 'failed', failureReason: `The ledger refused the mint (${m.code})`, updatedAt: new Date() })
+          .where(and(eq(payments.reference, m.reference!), eq(payments.status, 'verified')));
+      }
+      return true;
+    });
+  }
+
+  /** Lets workers look at an open envelope again after `delayMs` (ends the caller's lease). */
+  async recheckLater(envelopeId: string, delayMs: number): Promise<void> {
+    await this.db
+      .update(ledgerEnvelopes)
+      .set({ nextCheckAt: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)));
+  }
+
+  /** Lets workers take a waiting entry after `delayMs` (ends the caller's lease). */
+  async releaseEntry(entryId: string, delayMs: number): Promise<void> {
+    await this.db
+      .update(ledgerEntries)
+      .set({ leaseUntil: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .where(eq(ledgerEntries.id, entryId));
+  }
+
+  /**
+   * Drops an entry that nothing on the ledger can ever carry (no envelope, or only failed ones)
+   * together with its Idempotency-Key, so the request can be made again: the caller answers 503.
+   * False when the entry rides in an open envelope (or is settled): then it is not dropped.
+   */
+  async abandon(entryId: string): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const dropped = await tx
+        .delete(ledgerEntries)
+        .where(
+          and(
+            eq(ledgerEntries.id, entryId),
+            eq(ledgerEntries.status, 'pending'),
+            sql`(${ledgerEntries.envelopeId} is null or exists (select 1 from ${ledgerEnvelopes} v where v.id = ${ledgerEntries.envelopeId} and v.status = 'failed'))`,
+          ),
+        )
+        .returning({ id: ledgerEntries.id });
+      if (dropped.length === 0) return false;
+      await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.entryId, entryId));
+      return true;
+    });
+  }
+
+  /**
+   * Open envelopes nobody is working on (their lease passed), leased to the caller for `leaseMs`.
+   * SKIP LOCKED: workers of several processes never take the same envelope.
+   */
+  async claimOpenEnvelopes(limit: number, leaseMs: number): Promise<EnvelopeRow[]> {
+    const rows = await this.db.execute<Record<string, unknown>>(sql`
+      update ledger_envelopes set next_check_at = now() + ${`${leaseMs} milliseconds`}::interval
+      where id in (
+        select id from ledger_envelopes
+        where status in ('pending', 'submitted') and next_check_at <= now()
+        order by next_check_at limit ${limit} for update skip locked)
+      returning id`);
+    const ids = rowsOf<{ id: string }>(rows).map((r) => String(r.id));
+    if (ids.length === 0) return [];
+    return this.db.select().from(ledgerEnvelopes).where(inArray(ledgerEnvelopes.id, ids));
+  }
+
+  /** Entries waiting for an envelope whose lease passed (their process gave up or died), leased to the caller. */
+  async claimWaitingEntries(limit: number, leaseMs: number, kinds?: readonly EntryKind[]): Promise<EntryRow[]> {
+    const kindFilter = kinds ? sql`and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})` : sql``;
+    const rows = await this.db.execute<Record<string, unknown>>(sql`
+      update ledger_entries set lease_until = now() + ${`${leaseMs} milliseconds`}::interval
+      where id in (
+        select e.id from ledger_entries e
+        where e.status = 'pending' and e.lease_until <= now() ${kindFilter}
+          and (e.envelope_id is null or exists (select 1 from ledger_envelopes v where v.id = e.envelope_id and v.status = 'failed'))
+        order by e.lease_until limit ${limit} for update skip locked)
+      returning id`);
+    const ids = rowsOf<{ id: string }>(rows).map((r) => String(r.id));
+    if (ids.length === 0) return [];
+    return this.db.select().from(ledgerEntries).where(inArray(ledgerEntries.id, ids));
+  }
+
+  /** Every envelope and entry (for the audit). */
+  async allEnvelopes(): Promise<EnvelopeRow[]> {
+    return this.db.select().from(ledgerEnvelopes);
+  }
+
+  async allEntries(): Promise<EntryRow[]> {
+    return this.db.select().from(ledgerEntries);
+  }
+
+  async entriesOf(envelopeId: string): Promise<EntryRow[]> {
+    return this.db.select().from(ledgerEntries).where(eq(ledgerEntries.envelopeId, envelopeId));
+  }
+}
+
+class LostEntries extends Error {
+  constructor(readonly ids: string[]) {
+    super('entries already ride in another envelope');
+  }
+}
+
+/** node-postgres answers `{rows}`, PGlite an array: the rows either way. */
+export function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}

@@ -1,0 +1,103 @@
+import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import type { StellarClient } from '../clients/stellar.client';
+import type { JournalRepository } from '../db/repositories/journal.repository';
+import type { Logger } from '../logger';
+import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
+
+/** Where an envelope stands after a send, as recorded in the journal (but for `refused`). */
+export type SendOutcome =
+  | { kind: 'applied'; ledger: number }
+  /** Refused on its first and only submission: nothing applied. The caller records the verdicts. */
+  | { kind: 'refused'; error: LedgerRejectedError }
+  /** Failed for good (never delivered, failed on the ledger, or provably never applies): recorded; its entries may ride again. */
+  | { kind: 'failed'; reason: string }
+  /** Still open, outcome unknown: recorded for the reconciler, which keeps settling it. */
+  | { kind: 'unknown' }
+  /** Another process settled it first: read the journal. */
+  | { kind: 'elsewhere' };
+
+export interface EnvelopeSenderOptions {
+  client: StellarClient;
+  journal: JournalRepository;
+  logger: Logger;
+  /** Lookups and same-bytes resubmissions after an unclear answer, before leaving it to the reconciler. */
+  settleAttempts: number;
+  /** First pause between settle attempts (doubles, capped at 4 s). */
+  settleBaseDelayMs: number;
+  /** When the reconciler looks again at an envelope left open. */
+  recheckMs: number;
+  onResult?: (code: string) => void;
+}
+
+/**
+ * Sends journal envelopes and settles them by ledger evidence. Used by the live submitters and by
+ * the reconciler alike, so both follow one rule: only the same bytes are ever resubmitted, only a
+ * first submission's refusal or a connection never opened counts as "not applied", and anything
+ * else stays open until the ledger shows its fate (see envelopeFate).
+ */
+export class EnvelopeSender {
+  constructor(private readonly options: EnvelopeSenderOptions) {}
+
+  /** Sends an envelope (its first submission if it was never sent) and settles it. */
+  async send(envelopeId: string, tx: Transaction | FeeBumpTransaction, facts: EnvelopeFacts): Promise<SendOutcome> {
+    const { client, journal } = this.options;
+    const count = await journal.markSubmitted(envelopeId);
+    if (count === undefined) return { kind: 'elsewhere' };
+    try {
+      const result = await client.submit(tx);
+      return this.applied(envelopeId, facts.hash, result.ledger);
+    } catch (err) {
+      if (count === 1 && err instanceof LedgerRejectedError) {
+        this.options.onResult?.(err.code);
+        return { kind: 'refused', error: err };
+      }
+      if (count === 1 && err instanceof LedgerUnavailableError) {
+        this.options.onResult?.('unavailable');
+        // The connection was never opened: nobody has these bytes, so the envelope can never apply.
+        return this.failed(envelopeId, 'not_delivered', false);
+      }
+      this.options.onResult?.(err instanceof LedgerRejectedError ? 'resubmission_refused' : 'unknown');
+      this.options.logger.warn({ hash: facts.hash, reason: err instanceof Error ? err.message : String(err) }, 'submission outcome unknown, settling by ledger evidence');
+    }
+    return this.settle(envelopeId, tx, facts, this.options.settleAttempts);
+  }
+
+  /**
+   * Looks for the envelope's fate and, while it is open, resubmits the same bytes: `attempts`
+   * times, then leaves it open for the reconciler.
+   */
+  async settle(envelopeId: string, tx: Transaction | FeeBumpTransaction, facts: EnvelopeFacts, attempts: number): Promise<SendOutcome> {
+    const { client, journal } = this.options;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      if (attempt > 0 || attempts > 1) await sleep(Math.min(4000, this.options.settleBaseDelayMs * 2 ** attempt));
+      try {
+        const fate = await envelopeFate(client, facts);
+        if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, fate.ledger);
+        if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
+        if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
+        if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
+        const result = await client.submit(tx);
+        return this.applied(envelopeId, facts.hash, result.ledger);
+      } catch {
+        // A refused resubmission, a timeout, a 5xx: all unclear. Look again.
+      }
+    }
+    await journal.recheckLater(envelopeId, this.options.recheckMs);
+    return { kind: 'unknown' };
+  }
+
+  private async applied(envelopeId: string, hash: string, ledger: number): Promise<SendOutcome> {
+    this.options.onResult?.('tx_success');
+    return (await this.options.journal.confirm(envelopeId, hash, ledger)) ? { kind: 'applied', ledger } : { kind: 'elsewhere' };
+  }
+
+  private async failed(envelopeId: string, reason: string, proven: boolean, ledger?: number): Promise<SendOutcome> {
+    const recorded = await this.options.journal.fail(envelopeId, reason, [], { proven, ledger });
+    return recorded ? { kind: 'failed', reason } : { kind: 'elsewhere' };
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

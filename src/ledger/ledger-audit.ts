@@ -1,0 +1,131 @@
+import type { Asset } from '@stellar/stellar-sdk';
+import { StellarClient } from '../clients/stellar.client';
+import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
+import type { PaymentRepository } from '../db/repositories/payment.repository';
+import type { WalletRepository } from '../db/repositories/wallet.repository';
+import { formatStroops, parseTokenAmount } from '../domain/amounts';
+
+export interface AuditInput {
+  client: StellarClient;
+  journal: JournalRepository;
+  wallets: WalletRepository;
+  payments: PaymentRepository;
+  asset: Asset;
+  distribution: string;
+}
+
+export interface AuditReport {
+  discrepancies: string[];
+  checked: { envelopes: number; entries: number; ledgerPayments: number; wallets: number; mintedPayments: number };
+}
+
+/** Journal kinds that move the token, matched one for one with payments on the ledger. */
+const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admin_mint', 'issue']);
+
+/**
+ * Compares the database with the ledger, from the ledger's side and the journal's:
+ * - every envelope's journal state against Horizon (confirmed = applied, failed = not applied, none left open);
+ * - every token payment on the ledger to or from a service account against exactly one confirmed
+ *   entry, and every confirmed entry against exactly one such payment (no movement without its
+ *   record, no record without its movement);
+ * - every wallet's token balance against the sum of its records, and the tokens issued against
+ *   what the distribution account, the wallets and outside accounts hold;
+ * - every minted payment against exactly one confirmed mint.
+ * Read-only. Each discrepancy is one line of the report.
+ */
+export async function auditLedger(input: AuditInput): Promise<AuditReport> {
+  const { client, journal } = input;
+  const discrepancies: string[] = [];
+  const envelopes = await journal.allEnvelopes();
+  const entries = await journal.allEntries();
+
+  const onLedger = await mapLimit(envelopes, 8, (e) => client.findTransaction(e.hash));
+  envelopes.forEach((env, i) => {
+    const found = onLedger[i];
+    if (env.status === 'confirmed' && !found?.successful) discrepancies.push(`envelope ${env.hash}: confirmed in the journal, ${found ? 'failed' : 'absent'} on the ledger`);
+    if (env.status === 'failed' && found?.successful) discrepancies.push(`envelope ${env.hash}: failed in the journal, applied on the ledger (ledger ${found.ledger})`);
+    if (env.status === 'pending' || env.status === 'submitted') discrepancies.push(`envelope ${env.hash}: still ${env.status}, outcome not settled`);
+  });
+  const envelopeById = new Map(envelopes.map((e) => [e.id, e]));
+  for (const entry of entries) {
+    const env = entry.envelopeId ? envelopeById.get(entry.envelopeId) : undefined;
+    if (entry.status === 'confirmed' && env?.status !== 'confirmed') discrepancies.push(`entry ${entry.id} (${entry.kind}): confirmed, but its envelope is ${env?.status ?? 'missing'}`);
+    if (entry.status !== 'confirmed' && env?.status === 'confirmed') discrepancies.push(`entry ${entry.id} (${entry.kind}): ${entry.status}, but its envelope is confirmed`);
+    if (entry.status === 'pending' || entry.status === 'submitted') discrepancies.push(`entry ${entry.id} (${entry.kind}): still ${entry.status}`);
+  }
+
+  // Movements against records.
+  const walletKeys = await input.wallets.allPublicKeys();
+  const serviceAccounts = new Set([input.distribution, ...walletKeys]);
+  const payments = new Map<string, { hash: string; from: string; to: string; amount: string }>();
+  const lists = await mapLimit([...serviceAccounts], 8, (key) => client.tokenPaymentsOf(key, input.asset));
+  for (const list of lists) for (const p of list) payments.set(p.id, p);
+  const confirmed = entries.filter((e) => e.status === 'confirmed' && TOKEN_KINDS.has(e.kind));
+  const keyOf = (hash: string, from: string, to: string, stroops: bigint) => `${hash} ${from} -> ${to} ${formatStroops(stroops)}`;
+  const counts = new Map<string, { ledger: number; journal: number }>();
+  const bump = (key: string, side: 'ledger' | 'journal') => {
+    const c = counts.get(key) ?? { ledger: 0, journal: 0 };
+    c[side]++;
+    counts.set(key, c);
+  };
+  for (const p of payments.values()) bump(keyOf(p.hash, p.from, p.to, parseTokenAmount(p.amount) ?? 0n), 'ledger');
+  for (const e of confirmed) bump(keyOf(e.ledgerTransactionId, e.fromPublicKey, e.toPublicKey, e.amountStroops), 'journal');
+  for (const [key, c] of counts) {
+    if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} confirmed in the journal`);
+  }
+
+  // Balances against records, and the supply.
+  let held = 0n;
+  for (const key of walletKeys) {
+    const account = await client.loadAccount(key);
+    const line = account ? StellarClient.balanceOf(account, input.asset) : undefined;
+    const onChain = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
+    held += onChain;
+    const recorded = confirmed.reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
+    if (onChain !== recorded) discrepancies.push(`wallet ${key}: holds ${formatStroops(onChain)} on the ledger, its records sum to ${formatStroops(recorded)}`);
+  }
+  const distribution = await client.loadAccount(input.distribution);
+  const distributionLine = distribution ? StellarClient.balanceOf(distribution, input.asset) : undefined;
+  held += distributionLine ? (parseTokenAmount(distributionLine.balance) ?? 0n) : 0n;
+  const issued = confirmed.filter((e) => e.kind === 'issue').reduce((sum, e) => sum + e.amountStroops, 0n);
+  const sentOutside = confirmed.filter((e) => e.kind === 'transfer' && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
+  if (issued !== held + sentOutside) {
+    discrepancies.push(`supply: ${formatStroops(issued)} issued, but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
+  }
+
+  // Payments against mints.
+  const minted = await input.payments.listByStatus('minted');
+  const mintsByReference = new Map<string, EntryRow[]>();
+  for (const e of entries) if (e.kind === 'payment_mint' && e.paymentReference) mintsByReference.set(e.paymentReference, [...(mintsByReference.get(e.paymentReference) ?? []), e]);
+  for (const p of minted) {
+    const mints = mintsByReference.get(p.reference) ?? [];
+    const done = mints.filter((m) => m.status === 'confirmed');
+    if (done.length !== 1 || done[0]!.ledgerTransactionId !== p.mintTxHash) {
+      discrepancies.push(`payment ${p.reference}: minted, with ${done.length} confirmed mint(s) in the journal (expected exactly one, in ${p.mintTxHash})`);
+    }
+  }
+  for (const [reference, mints] of mintsByReference) {
+    if (mints.some((m) => m.status === 'confirmed') && !minted.some((p) => p.reference === reference)) {
+      discrepancies.push(`payment ${reference}: its mint is confirmed but the payment is not marked minted`);
+    }
+  }
+
+  return {
+    discrepancies,
+    checked: { envelopes: envelopes.length, entries: entries.length, ledgerPayments: payments.size, wallets: walletKeys.length, mintedPayments: minted.length },
+  };
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i]!);
+      }
+    }),
+  );
+  return results;
+}

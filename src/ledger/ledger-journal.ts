@@ -1,0 +1,414 @@
+import crypto from 'node:crypto';
+import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
+import type { StellarClient } from '../clients/stellar.client';
+import { isUniqueViolation, type DatabaseHandle, type Executor } from '../db/client';
+import type { EntryRow, IdempotencyBinding, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
+import type { SystemAccountRepository } from '../db/repositories/system-account.repository';
+import type { WalletRepository } from '../db/repositories/wallet.repository';
+import { formatStroops, parseTokenAmount } from '../domain/amounts';
+import { AppError } from '../errors/app-error';
+import type { Logger } from '../logger';
+import type { WalletCipher } from '../security/wallet-cipher';
+import { AccountSubmitter, type JobOutcome, type LedgerJob } from './account-submitter';
+import { EnvelopeSender } from './envelope-sender';
+import { fromLedgerError } from './ledger-error-map';
+import { bootstrapLedger, loadSystemKeys, type SystemKeys } from './system-accounts';
+
+export interface LedgerJournalOptions {
+  client: StellarClient;
+  database: DatabaseHandle;
+  journal: JournalRepository;
+  wallets: WalletRepository;
+  systemAccounts: SystemAccountRepository;
+  cipher: WalletCipher;
+  tokenCode: string;
+  issuerSecret: string | undefined;
+  distributionSecret: string | undefined;
+  friendbotUrl: string | undefined;
+  logger: Logger;
+  /** Channel accounts for the distribution account's batches (several transactions per ledger). */
+  channelCount: number;
+  timing: JournalTiming;
+  onResult?: (code: string) => void;
+}
+
+export interface JournalTiming {
+  /** How long a request waits for the ledger before answering that the outcome is pending (202). */
+  answerWaitMs: number;
+  /** How long the process that signs an envelope owns it before the reconciler may take over. */
+  leaseMs: number;
+  /** Seconds an envelope stays valid (its maxTime). */
+  txTimeoutSeconds: number;
+  settleAttempts: number;
+  settleBaseDelayMs: number;
+  /** How soon the reconciler looks again at an envelope still open. */
+  recheckMs: number;
+}
+
+export interface ReadyLedger {
+  keys: SystemKeys;
+  asset: Asset;
+  issuer: AccountSubmitter;
+  /** The distribution account's batches, spread over its channel accounts. */
+  distribution: AccountSubmitter;
+  /** The distribution account as its own lane: bootstrap writes (channels, its trustline). */
+  distributionDirect: AccountSubmitter;
+}
+
+/** A journal write as the API answers it: done, or accepted with the outcome still unknown. */
+export interface LedgerWrite {
+  entry: EntryRow;
+  state: 'confirmed' | 'pending';
+}
+
+const MAX_OPERATIONS_PER_TX = 100;
+/** Each channel pays its own fees: at 100 stroops an operation this lasts for many thousand batches. */
+const CHANNEL_STARTING_XLM = '20';
+
+/**
+ * Channel keys are derived from the distribution secret: nothing more to store or configure, and
+ * every process of the service finds the same channels.
+ */
+export function channelKeys(distribution: Keypair, count: number): Keypair[] {
+  return Array.from({ length: count }, (_, i) =>
+    Keypair.fromRawEd25519Seed(crypto.createHash('sha256').update(`wallet-channel:${i}:${distribution.secret()}`).digest()),
+  );
+}
+
+/**
+ * The one home of "every ledger write exactly once". Use cases call transfer, mint,
+ * mintForPayment, issue and activate; each commits a journal entry (binding the request's
+ * Idempotency-Key or consuming its payment reference in the same database transaction), then the
+ * account's submitter signs, stores and sends an envelope for it, and the reconciler settles
+ * whatever a request could not wait for. Nothing else signs or submits.
+ */
+export class LedgerJournal {
+  private readyPromise: Promise<ReadyLedger> | undefined;
+  private readonly walletSubmitters = new Map<string, AccountSubmitter>();
+  readonly sender: EnvelopeSender;
+
+  constructor(readonly options: LedgerJournalOptions) {
+    this.sender = new EnvelopeSender({
+      client: options.client,
+      journal: options.journal,
+      logger: options.logger,
+      settleAttempts: options.timing.settleAttempts,
+      settleBaseDelayMs: options.timing.settleBaseDelayMs,
+      recheckMs: options.timing.recheckMs,
+      onResult: options.onResult,
+    });
+  }
+
+  get client(): StellarClient {
+    return this.options.client;
+  }
+
+  get repository(): JournalRepository {
+    return this.options.journal;
+  }
+
+  /** Bootstraps lazily and retries: a ledger down at start makes ledger routes answer 503 until it is back. */
+  ready(): Promise<ReadyLedger> {
+    this.readyPromise ??= this.bootstrap().catch((err: unknown) => {
+      this.readyPromise = undefined;
+      throw err;
+    });
+    return this.readyPromise;
+  }
+
+  /** Pays tokens from a user's wallet. The entry is the user's transaction record. */
+  async transfer(input: { userId: string; wallet: Keypair; to: string; stroops: bigint; idempotency?: IdempotencyBinding }): Promise<LedgerWrite> {
+    const ledger = await this.ready();
+    const entry: NewEntry = {
+      kind: 'transfer',
+      userId: input.userId,
+      fromPublicKey: input.wallet.publicKey(),
+      toPublicKey: input.to,
+      amountStroops: input.stroops,
+      assetCode: this.options.tokenCode,
+    };
+    return this.write(entry, { idempotency: input.idempotency }, (row) => ({
+      submitter: this.walletSubmitter(input.wallet),
+      job: { entryId: row.id, kind: row.kind, operations: [this.payment(ledger, row)] },
+    }));
+  }
+
+  /** An admin's mint to a user's wallet, from the distribution account. */
+  async mint(input: { userId: string; to: string; stroops: bigint; idempotency?: IdempotencyBinding }): Promise<LedgerWrite> {
+    const ledger = await this.ready();
+    const entry = this.mintEntry(ledger, 'admin_mint', input);
+    return this.write(entry, { idempotency: input.idempotency }, (row) => this.distributionJob(ledger, row));
+  }
+
+  /**
+   * A verified payment's mint. `consume` runs in the transaction that commits the entry and must
+   * return true only for the one caller that consumed the reference; otherwise nothing is written
+   * and undefined is returned. Never throws for the ledger: a mint not done in `waitMs` is
+   * finished by the reconciler.
+   */
+  async mintForPayment(
+    input: { reference: string; userId: string; to: string; stroops: bigint; waitMs: number },
+    consume: (tx: Executor) => Promise<boolean>,
+  ): Promise<LedgerWrite | undefined> {
+    const ledger = await this.ready();
+    const entry = { ...this.mintEntry(ledger, 'payment_mint', input), paymentReference: input.reference };
+    try {
+      return await this.write(entry, { consume, waitMs: input.waitMs, mustFinish: true }, (row) => this.distributionJob(ledger, row));
+    } catch (err) {
+      // The unique index on the reference is the last guard, should a consume ever race past.
+      if (err instanceof NotConsumed || isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Issues new tokens from the issuing account to the distribution account (trusting it first if needed). */
+  async issue(stroops: bigint): Promise<LedgerWrite> {
+    const ledger = await this.ready();
+    const entry: NewEntry = {
+      kind: 'issue',
+      fromPublicKey: ledger.keys.issuer.publicKey(),
+      toPublicKey: ledger.keys.distribution.publicKey(),
+      amountStroops: stroops,
+      assetCode: this.options.tokenCode,
+    };
+    const job = await this.issueJob(ledger, stroops).catch((err: unknown) => {
+      throw fromLedgerError(err, this.options.tokenCode);
+    });
+    return this.write(entry, {}, (row) => ({ submitter: ledger.issuer, job: { ...job, entryId: row.id } }));
+  }
+
+  /**
+   * Puts a new wallet on the ledger: create_account plus its token trustline, signed by both.
+   * `fresh`: the key pair was just generated, so the account cannot exist and the ledger lookup is
+   * skipped (a burst of signups queues in one tick). Never throws for the ledger.
+   */
+  async activate(input: { userId: string; wallet: Keypair; fresh: boolean; startingXlm: string; waitMs: number }): Promise<LedgerWrite | undefined> {
+    const ledger = await this.ready();
+    const operations = await this.activationOperations(ledger, input.wallet, input.fresh, input.startingXlm);
+    if (operations.length === 0) {
+      await this.options.wallets.markActive(input.userId);
+      return undefined;
+    }
+    const entry: NewEntry = {
+      kind: 'activation',
+      userId: input.userId,
+      fromPublicKey: ledger.keys.distribution.publicKey(),
+      toPublicKey: input.wallet.publicKey(),
+      amountStroops: parseTokenAmount(input.startingXlm) ?? 0n,
+      assetCode: 'XLM',
+    };
+    try {
+      return await this.write(entry, { waitMs: input.waitMs, mustFinish: true }, (row) => ({
+        submitter: ledger.distribution,
+        job: { entryId: row.id, kind: row.kind, operations, signers: [input.wallet] },
+      }));
+    } catch (err) {
+      // Another activation of this wallet is live (the partial unique index): it finishes the job.
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Builds a new envelope for an entry whose previous one can never apply (or that never had
+   * one): what the reconciler does for an entry its process left behind.
+   */
+  async resubmit(entry: EntryRow): Promise<JobOutcome> {
+    const ledger = await this.ready();
+    const { submitter, job } = await this.jobFor(ledger, entry);
+    return submitter.submit(job);
+  }
+
+  /** Waits for every submitter to finish what it has in flight (graceful shutdown). */
+  async drain(): Promise<void> {
+    const ready = await this.readyPromise?.catch(() => undefined);
+    const all = [...this.walletSubmitters.values(), ...(ready ? [ready.distribution, ready.issuer, ready.distributionDirect] : [])];
+    await Promise.all(all.map((s) => s.drained()));
+  }
+
+  /** The submitter of a user's wallet: one per account, so its transfers never race. */
+  private walletSubmitter(keypair: Keypair): AccountSubmitter {
+    let submitter = this.walletSubmitters.get(keypair.publicKey());
+    if (!submitter) {
+      submitter = this.submitterFor(keypair, 1);
+      this.walletSubmitters.set(keypair.publicKey(), submitter);
+    }
+    return submitter;
+  }
+
+  /**
+   * Commits the entry, submits its job and waits up to the answer deadline. A ledger refusal for
+   * good throws its AppError. An entry that could not be sent is dropped with its
+   * Idempotency-Key (503: nothing happened, ask again) unless it must finish, in which case the
+   * reconciler takes it.
+   */
+  private async write(
+    entry: NewEntry,
+    options: { idempotency?: IdempotencyBinding; consume?: (tx: Executor) => Promise<boolean>; waitMs?: number; mustFinish?: boolean },
+    jobOf: (row: EntryRow) => { submitter: AccountSubmitter; job: LedgerJob },
+  ): Promise<LedgerWrite> {
+    const { journal, timing } = this.options;
+    const row = await journal.createEntry(entry, timing.leaseMs, async (tx, entryId) => {
+      if (options.idempotency && !(await journal.bindKey(tx, options.idempotency, entryId))) {
+        throw new AppError('CONFLICT', 'Idempotency-Key was already used for another transaction');
+      }
+      if (options.consume && !(await options.consume(tx))) throw new NotConsumed();
+    });
+    const { submitter, job } = jobOf(row);
+    const outcome = submitter.submit(job);
+    const settled = await within(outcome, options.waitMs ?? timing.answerWaitMs);
+    if (!settled) {
+      void outcome.then((late) => this.afterLateOutcome(row, late));
+      return { entry: (await journal.findEntry(row.id)) ?? row, state: 'pending' };
+    }
+    switch (settled.status) {
+      case 'confirmed':
+        return { entry: { ...row, status: 'confirmed', ledgerTransactionId: settled.hash, ledger: settled.ledger }, state: 'confirmed' };
+      case 'failed':
+        throw fromLedgerError(settled.error, this.options.tokenCode);
+      case 'unknown':
+        return { entry: (await journal.findEntry(row.id)) ?? row, state: 'pending' };
+      case 'waiting':
+        if (!options.mustFinish && (await journal.abandon(row.id))) throw fromLedgerError(settled.error, this.options.tokenCode);
+        await journal.releaseEntry(row.id, timing.recheckMs);
+        return { entry: (await journal.findEntry(row.id)) ?? row, state: 'pending' };
+    }
+  }
+
+  /** The request already answered 202: an entry that could not be sent is left to the reconciler. */
+  private async afterLateOutcome(row: EntryRow, outcome: JobOutcome): Promise<void> {
+    if (outcome.status !== 'waiting') return;
+    await this.options.journal.releaseEntry(row.id, this.options.timing.recheckMs).catch(() => undefined);
+  }
+
+  private mintEntry(ledger: ReadyLedger, kind: 'admin_mint' | 'payment_mint', input: { userId: string; to: string; stroops: bigint }): NewEntry {
+    return {
+      kind,
+      userId: input.userId,
+      fromPublicKey: ledger.keys.distribution.publicKey(),
+      toPublicKey: input.to,
+      amountStroops: input.stroops,
+      assetCode: this.options.tokenCode,
+    };
+  }
+
+  private payment(ledger: ReadyLedger, row: Pick<EntryRow, 'toPublicKey' | 'amountStroops'>) {
+    return Operation.payment({ destination: row.toPublicKey, asset: ledger.asset, amount: formatStroops(row.amountStroops) });
+  }
+
+  private distributionJob(ledger: ReadyLedger, row: EntryRow): { submitter: AccountSubmitter; job: LedgerJob } {
+    return { submitter: ledger.distribution, job: { entryId: row.id, kind: row.kind, operations: [this.payment(ledger, row)] } };
+  }
+
+  private async issueJob(ledger: ReadyLedger, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {
+    const distributionKey = ledger.keys.distribution.publicKey();
+    const distribution = await this.options.client.loadAccount(distributionKey);
+    const trusts = distribution?.balances.some((b) => b.assetCode === ledger.asset.getCode() && b.assetIssuer === ledger.asset.getIssuer());
+    const operations = trusts ? [] : [Operation.changeTrust({ asset: ledger.asset, source: distributionKey })];
+    operations.push(Operation.payment({ destination: distributionKey, asset: ledger.asset, amount: formatStroops(stroops) }));
+    return { kind: 'issue', operations, signers: trusts ? [] : [ledger.keys.distribution] };
+  }
+
+  private async activationOperations(ledger: ReadyLedger, wallet: Keypair, fresh: boolean, startingXlm: string) {
+    const trust = Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() });
+    if (fresh) return [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm }), trust];
+    const account = await this.options.client.loadAccount(wallet.publicKey());
+    if (!account) return [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm }), trust];
+    const trusts = account.balances.some((b) => b.assetCode === ledger.asset.getCode() && b.assetIssuer === ledger.asset.getIssuer());
+    return trusts ? [] : [trust];
+  }
+
+  /** The operations of an entry, rebuilt from what the journal holds. */
+  private async jobFor(ledger: ReadyLedger, entry: EntryRow): Promise<{ submitter: AccountSubmitter; job: LedgerJob }> {
+    switch (entry.kind) {
+      case 'transfer': {
+        const sealed = await this.options.wallets.findSealedKey(entry.fromPublicKey);
+        if (!sealed) throw new Error(`no key for wallet ${entry.fromPublicKey}`);
+        const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
+        return { submitter: this.walletSubmitter(wallet), job: { entryId: entry.id, kind: entry.kind, operations: [this.payment(ledger, entry)] } };
+      }
+      case 'payment_mint':
+      case 'admin_mint':
+        return this.distributionJob(ledger, entry);
+      case 'issue':
+        return { submitter: ledger.issuer, job: { ...(await this.issueJob(ledger, entry.amountStroops)), entryId: entry.id } };
+      case 'activation': {
+        const sealed = await this.options.wallets.findSealedKey(entry.toPublicKey);
+        if (!sealed) throw new Error(`no key for wallet ${entry.toPublicKey}`);
+        const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
+        const operations = await this.activationOperations(ledger, wallet, false, formatStroops(entry.amountStroops));
+        if (operations.length === 0) operations.push(Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() }));
+        return { submitter: ledger.distribution, job: { entryId: entry.id, kind: entry.kind, operations, signers: [wallet] } };
+      }
+      case 'channel_funding':
+        return {
+          submitter: ledger.distributionDirect,
+          job: { entryId: entry.id, kind: entry.kind, operations: [Operation.createAccount({ destination: entry.toPublicKey, startingBalance: CHANNEL_STARTING_XLM })] },
+        };
+      case 'trustline':
+        return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations: [Operation.changeTrust({ asset: ledger.asset })] } };
+    }
+  }
+
+  private async bootstrap(): Promise<ReadyLedger> {
+    const o = this.options;
+    const keys = await loadSystemKeys({ issuerSecret: o.issuerSecret, distributionSecret: o.distributionSecret }, o.systemAccounts, o.cipher);
+    const asset = new Asset(o.tokenCode, keys.issuer.publicKey());
+    const distributionDirect = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX);
+    const issuer = this.submitterFor(keys.issuer, MAX_OPERATIONS_PER_TX);
+    const channels = channelKeys(keys.distribution, o.channelCount);
+    const distribution = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX, channels);
+    const ready: ReadyLedger = { keys, asset, issuer, distribution, distributionDirect };
+    await bootstrapLedger({
+      client: o.client,
+      keys,
+      asset,
+      friendbotUrl: o.friendbotUrl,
+      logger: o.logger,
+      write: (kind, to, operations) =>
+        this.write(
+          { kind, fromPublicKey: keys.distribution.publicKey(), toPublicKey: to, amountStroops: 0n, assetCode: kind === 'trustline' ? o.tokenCode : 'XLM' },
+          { mustFinish: true },
+          (row) => ({ submitter: distributionDirect, job: { entryId: row.id, kind, operations } }),
+        ),
+      channels: channels.map((c) => c.publicKey()),
+      channelStartingXlm: CHANNEL_STARTING_XLM,
+    });
+    o.logger.info({ issuer: keys.issuer.publicKey(), distribution: keys.distribution.publicKey(), tokenCode: o.tokenCode }, 'ledger ready');
+    return ready;
+  }
+
+  private submitterFor(source: Keypair, maxOperations: number, channels?: Keypair[]): AccountSubmitter {
+    return new AccountSubmitter({
+      client: this.options.client,
+      journal: this.options.journal,
+      sender: this.sender,
+      source,
+      channels,
+      maxOperations,
+      withLock: (key, fn) => this.options.database.withLock(key, fn),
+      logger: this.options.logger,
+      txTimeoutSeconds: this.options.timing.txTimeoutSeconds,
+      leaseMs: this.options.timing.leaseMs,
+    });
+  }
+}
+
+class NotConsumed extends Error {
+  constructor() {
+    super('payment reference already consumed');
+  }
+}
+
+/** The promise's value, or undefined when it takes longer than ms. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
