@@ -127,7 +127,7 @@ function chargeFeeAndConsumeSequence(
     source.sequenceLedger = position.ledgerSequence;
     source.sequenceTime = position.closeTime;
   }
-  delta.commitTo(state.accounts);
+  delta.commitTo(state.accounts, state.priorImages);
 }
 
 /**
@@ -148,6 +148,6 @@ function applyOperations(
     operations[index] = { kind: op.type, code };
     if (code !== OP_SUCCESS) return { code: 'tx_failed', operations };
   }
-  delta.commitTo(state.accounts);
+  delta.commitTo(state.accounts, state.priorImages);
   return { code: 'tx_success', operations };
 }

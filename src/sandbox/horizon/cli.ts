@@ -1,10 +1,14 @@
 import express from 'express';
 import { parseArgs } from 'node:util';
+import { FaultPlanError, parseFaultPlan, type FaultPlan } from './faults/fault-plan';
 import { SANDBOX_NETWORK_PASSPHRASE, createHorizonSandbox } from './index';
 
 /**
  * Runs the sandbox ledger on its own, for poking at it with a Stellar client or pointing another
  * service at it:  npm run sandbox:ledger -- --port 8000 [--data-dir DIR] [--close-ms N]
+ * With a fault from the start (POST/DELETE /_sandbox/faults change it later):
+ *   --fault MODE [--fault-share 0.3 | --fault-next N] [--lag-ms L] [--slow-ms S]
+ * It prints its URL first, so a script that starts it with --port 0 can read the port.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -13,6 +17,11 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       'close-ms': { type: 'string', default: '0' },
       passphrase: { type: 'string', default: SANDBOX_NETWORK_PASSPHRASE },
+      fault: { type: 'string' },
+      'fault-share': { type: 'string' },
+      'fault-next': { type: 'string' },
+      'lag-ms': { type: 'string' },
+      'slow-ms': { type: 'string' },
     },
   });
   const port = Number(values.port);
@@ -20,11 +29,14 @@ async function main(): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
   if (!Number.isInteger(ledgerCloseMs) || ledgerCloseMs < 0) throw new Error(`--close-ms: not a duration: ${values['close-ms']}`);
 
+  const fault = faultPlanFrom(values);
+
   const sandbox = await createHorizonSandbox({
     networkPassphrase: values.passphrase,
     dataDir: values['data-dir'],
     ledgerCloseMs,
   });
+  if (fault) sandbox.faults.set(fault);
   const app = express();
   app.use(sandbox.router);
   const server = app.listen(port, () => {
@@ -33,6 +45,7 @@ async function main(): Promise<void> {
     console.log(`sandbox ledger (Horizon API) at http://localhost:${actualPort}/`);
     console.log(`network passphrase: ${values.passphrase}`);
     console.log(values['data-dir'] ? `state kept in ${values['data-dir']}` : 'state kept in memory only');
+    console.log(`faults: ${fault ? JSON.stringify(fault) : 'none'} (switch at /_sandbox/faults)`);
   });
 
   let stopping = false;
@@ -51,6 +64,35 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+const FLAGS: Record<string, string> = {
+  mode: '--fault',
+  share: '--fault-share',
+  next: '--fault-next',
+  lagMs: '--lag-ms',
+  slowMs: '--slow-ms',
+};
+
+function faultPlanFrom(values: Record<string, string | boolean | undefined>): FaultPlan | undefined {
+  const number = (flag: string) => (typeof values[flag] === 'string' ? Number(values[flag]) : undefined);
+  const plan = {
+    mode: values.fault,
+    share: number('fault-share'),
+    next: number('fault-next'),
+    lagMs: number('lag-ms'),
+    slowMs: number('slow-ms'),
+  };
+  const given = Object.entries(plan).filter(([, value]) => value !== undefined);
+  if (given.length === 0) return undefined;
+  try {
+    return parseFaultPlan(Object.fromEntries(given));
+  } catch (error) {
+    if (!(error instanceof FaultPlanError)) throw error;
+    // say it in the words of the command line, not of the JSON plan
+    const flag = FLAGS[error.field] ?? '--fault';
+    throw new Error(`${flag}: ${error.message.replace(`${error.field}: `, '')}`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -198,7 +198,8 @@ export function ledgerResource(ledger: LedgerHeader, base: string) {
   };
 }
 
-export function rootResource(latest: LedgerHeader, networkPassphrase: string, base: string) {
+/** `latest` is the newest ingested ledger; `coreLatest` core's, ahead of it while ingestion lags. */
+export function rootResource(latest: LedgerHeader, coreLatest: number, networkPassphrase: string, base: string) {
   return {
     _links: {
       account: templated(`${base}/accounts/{account_id}`),
@@ -215,7 +216,7 @@ export function rootResource(latest: LedgerHeader, networkPassphrase: string, ba
     history_latest_ledger: latest.sequence,
     history_latest_ledger_closed_at: isoTime(latest.closedAt),
     history_elder_ledger: 1,
-    core_latest_ledger: latest.sequence,
+    core_latest_ledger: coreLatest,
     network_passphrase: networkPassphrase,
     current_protocol_version: PROTOCOL_VERSION,
     supported_protocol_version: PROTOCOL_VERSION,

@@ -1,4 +1,6 @@
 import type { Router } from 'express';
+import { FaultInjector, type SandboxFaults } from './faults/fault-injector';
+import { IngestionLag } from './faults/ingestion-lag';
 import { LedgerClock } from './ledger-clock';
 import { createGenesisState, type LedgerState } from './ledger-state';
 import { LedgerStore } from './ledger-store';
@@ -6,6 +8,8 @@ import { createHorizonRouter } from './routes';
 import { SandboxLedger } from './sandbox-ledger';
 
 export const SANDBOX_NETWORK_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
+export { FAULT_MODES, FaultPlanError, type FaultMode, type FaultPlan, type FaultStats } from './faults/fault-plan';
+export type { SandboxFaults } from './faults/fault-injector';
 
 export interface HorizonSandboxOptions {
   /** Default SANDBOX_NETWORK_PASSPHRASE. Envelopes must be signed for it. */
@@ -14,11 +18,15 @@ export interface HorizonSandboxOptions {
   dataDir?: string;
   /** 0 (default) applies each submission at once; N closes a ledger every N ms. */
   ledgerCloseMs?: number;
+  /** Random source for FaultPlan.share, values in [0, 1); default Math.random. Tests pass a fixed sequence. */
+  faultRandom?: () => number;
 }
 
 export interface HorizonSandbox {
   /** Mountable under any prefix, e.g. app.use('/sandbox/horizon', sandbox.router). */
   router: Router;
+  /** Makes the sandbox fail submissions as Horizon does on a bad day; see faults/fault-plan.ts. */
+  faults: SandboxFaults;
   /** Stops the ledger timer (closing one last ledger for waiting submissions) and flushes state to disk. */
   close(): Promise<void>;
 }
@@ -46,13 +54,19 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   }
   store?.attach(state);
 
-  const ledger = new SandboxLedger(state, (closed) => store?.recordClosedLedger(closed));
+  const ingestion = new IngestionLag(state);
+  const ledger = new SandboxLedger(state, (closed, priorImages) => {
+    store?.recordClosedLedger(closed);
+    ingestion.ledgerClosed(closed.header.sequence, priorImages);
+  });
   const clock = new LedgerClock(ledger, ledgerCloseMs);
-  const router = createHorizonRouter({ state, clock, networkPassphrase });
+  const faults = new FaultInjector(() => ingestion.release(), options.faultRandom);
+  const router = createHorizonRouter({ state, clock, ingestion, faults, networkPassphrase });
 
   let closing: Promise<void> | undefined;
   return {
     router,
+    faults,
     close() {
       closing ??= (async () => {
         clock.stop();

@@ -1,4 +1,4 @@
-import { cloneAccount, type AccountEntry } from './ledger-state';
+import { cloneAccount, type AccountEntry, type PriorImages } from './ledger-state';
 
 /**
  * A tentative set of account changes on top of the committed accounts. Operations only ever write
@@ -41,8 +41,12 @@ export class LedgerDelta {
     this.changed.set(account.id, account);
   }
 
-  commitTo(accounts: Map<string, AccountEntry>): void {
-    for (const [id, account] of this.changed) accounts.set(id, account);
+  /** `priorImages` keeps the first image replaced in a ledger: later ones are the ledger's own writes. */
+  commitTo(accounts: Map<string, AccountEntry>, priorImages?: PriorImages): void {
+    for (const [id, account] of this.changed) {
+      if (priorImages && !priorImages.has(id)) priorImages.set(id, accounts.get(id));
+      accounts.set(id, account);
+    }
     this.changed.clear();
   }
 }

@@ -113,12 +113,13 @@ export class LedgerHistory {
     return this.ledgersBySequence.get(sequence);
   }
 
-  ledgers(query: PageQuery): LedgerHeader[] {
-    return page(this.ledgerList, (ledger) => BigInt(ledger.sequence) << 32n, query);
+  /** `upToLedger` leaves out newer ledgers, for a read side that has not ingested them yet. */
+  ledgers(query: PageQuery, upToLedger?: number): LedgerHeader[] {
+    return page(this.ledgerList, (ledger) => BigInt(ledger.sequence) << 32n, query, lastTokenOf(upToLedger));
   }
 
-  paymentsFor(account: string, query: PageQuery): StoredPayment[] {
-    return page(this.paymentsByAccount.get(account) ?? [], (payment) => BigInt(payment.id), query);
+  paymentsFor(account: string, query: PageQuery, upToLedger?: number): StoredPayment[] {
+    return page(this.paymentsByAccount.get(account) ?? [], (payment) => BigInt(payment.id), query, lastTokenOf(upToLedger));
   }
 
   recentTransactions(): readonly StoredTransaction[] {
@@ -126,8 +127,15 @@ export class LedgerHistory {
   }
 }
 
-/** One page of an ascending list, by paging token, in either direction. Binary search: no full scans. */
-function page<T>(items: readonly T[], token: (item: T) => bigint, query: PageQuery): T[] {
+/** Paging tokens (TOIDs) carry the ledger in their high 32 bits, so a ledger's records all sort below the next one's. */
+const lastTokenOf = (ledger: number | undefined): bigint | undefined =>
+  ledger === undefined ? undefined : ((BigInt(ledger) + 1n) << 32n) - 1n;
+
+/**
+ * One page of an ascending list, by paging token, in either direction, counting only the items whose
+ * token is at most `maxToken`. Binary search: no full scans.
+ */
+function page<T>(items: readonly T[], token: (item: T) => bigint, query: PageQuery, maxToken?: bigint): T[] {
   const { cursor, limit } = query;
   // index of the first item whose token is greater than the cursor
   const firstAfter = (bound: bigint): number => {
@@ -140,11 +148,12 @@ function page<T>(items: readonly T[], token: (item: T) => bigint, query: PageQue
     }
     return low;
   };
+  const visible = maxToken === undefined ? items.length : firstAfter(maxToken);
   if (query.order === 'asc') {
     const start = cursor === undefined ? 0 : firstAfter(cursor);
-    return items.slice(start, start + limit);
+    return items.slice(start, Math.min(start + limit, visible));
   }
   // first index whose token is >= cursor, i.e. everything before it is strictly smaller
-  const end = cursor === undefined ? items.length : firstAfter(cursor - 1n);
+  const end = Math.min(cursor === undefined ? items.length : firstAfter(cursor - 1n), visible);
   return items.slice(Math.max(0, end - limit), end).reverse();
 }

@@ -58,10 +58,18 @@ export interface LedgerHeader {
 /** Root holds every lumen at genesis, as on a fresh Stellar network; friendbot pays from it. */
 export const ROOT_BALANCE = 100_000_000_000n * STROOPS_PER_UNIT;
 
+/**
+ * What each account changed by the ledger being closed looked like before it (undefined: created in
+ * it). References, not copies: a committed account is replaced on change, never mutated in place.
+ */
+export type PriorImages = Map<string, AccountEntry | undefined>;
+
 /** Accounts, the last closed ledger and the history: everything the sandbox knows. */
 export class LedgerState {
   readonly accounts = new Map<string, AccountEntry>();
   readonly history = new LedgerHistory();
+  /** Filled while a ledger closes, so that a lagging read side can still show the accounts as they were. */
+  priorImages: PriorImages | undefined;
 
   constructor(
     readonly networkPassphrase: string,

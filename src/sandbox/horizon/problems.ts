@@ -75,3 +75,20 @@ export const internalError = (): Problem => ({
   status: 500,
   detail: 'An error occurred while processing this request.',
 });
+
+/** Horizon's answer when a submission outlives its wait for the ledger (or for its own ingestion). */
+export const timeout = (): Problem => ({
+  type: typeUrl('timeout'),
+  title: 'Timeout',
+  status: 504,
+  detail:
+    'Your request timed out before completing. Please try your request again. If you are submitting a ' +
+    'transaction make sure you are sending exactly the same transaction (with the same sequence number).',
+});
+
+/** A Horizon whose history is too far behind core refuses requests rather than serve stale data. */
+export const staleHistory = (): Problem =>
+  serviceUnavailable(
+    'This horizon instance is configured to reject client requests when its historical database is too far ' +
+      'behind the connected Stellar Core node. If you believe this is a mistake, please contact the server administrator.',
+  );

@@ -2,6 +2,9 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { Account, Operation, TimeoutInfinite, TransactionBuilder } from '@stellar/stellar-sdk';
 import { isAccountId } from './account-ids';
 import type { Envelope } from './apply-transaction';
+import { faultControlRouter } from './faults/fault-control.routes';
+import type { FaultInjector } from './faults/fault-injector';
+import type { IngestionLag } from './faults/ingestion-lag';
 import { feeStats } from './fee-stats';
 import {
   accountResource,
@@ -19,14 +22,18 @@ import {
   notFound,
   sendProblem,
   serviceUnavailable,
-  transactionFailed,
   transactionMalformed,
 } from './problems';
-import type { EnvelopeFactory, SubmissionResult } from './sandbox-ledger';
+import type { EnvelopeFactory } from './sandbox-ledger';
+import { submitWithFaults, submitWithoutFaults } from './transaction-submission';
 
 export interface RouterDependencies {
+  /** Core: where submissions apply. */
   state: LedgerState;
   clock: LedgerClock;
+  /** Horizon's read side, which may lag behind core; every read route answers from it. */
+  ingestion: IngestionLag;
+  faults: FaultInjector;
   networkPassphrase: string;
 }
 
@@ -39,19 +46,21 @@ const INVALID_HASH = badRequest('tx_id', 'Transaction hash must be a hex-encoded
 /** Absolute URL of the router's mount point, for the `_links` Horizon puts in every resource. */
 const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
 
-export function createHorizonRouter({ state, clock, networkPassphrase }: RouterDependencies): Router {
+export function createHorizonRouter(dependencies: RouterDependencies): Router {
+  const { state, ingestion, networkPassphrase } = dependencies;
   const router = express.Router();
   router.use(express.urlencoded({ extended: false, limit: MAX_BODY }));
   router.use(express.json({ limit: MAX_BODY }));
 
   router.get('/', (req, res) => {
-    res.json(rootResource(state.latest, networkPassphrase, baseUrl(req)));
+    // core_latest_ledger is core's own: during an ingestion lag it runs ahead of history, as on Horizon
+    res.json(rootResource(ingestion.view().latest, state.latest.sequence, networkPassphrase, baseUrl(req)));
   });
 
   router.get('/accounts/:id', (req, res) => {
     const id = req.params.id;
     if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
-    const account = state.accounts.get(id);
+    const account = ingestion.view().account(id);
     if (!account) return sendProblem(res, notFound());
     res.json(accountResource(account, baseUrl(req)));
   });
@@ -62,14 +71,14 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = state.history.paymentsFor(id, query).map((payment) => paymentResource(payment, base));
+    const records = ingestion.view().paymentsFor(id, query).map((payment) => paymentResource(payment, base));
     res.json(pageResource(`${base}/accounts/${id}/payments`, query, records));
   });
 
   router.get('/transactions/:hash', (req, res) => {
     const hash = req.params.hash.toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
-    const tx = state.history.transaction(hash);
+    const tx = ingestion.view().transaction(hash);
     if (!tx) return sendProblem(res, notFound());
     res.json(transactionResource(tx, baseUrl(req)));
   });
@@ -85,23 +94,24 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
     } catch {
       return sendProblem(res, transactionMalformed(text));
     }
-    await submit(res, baseUrl(req), clock, envelope);
+    await submitWithFaults(dependencies, res, baseUrl(req), envelope);
   });
 
   router.get('/fee_stats', (_req, res) => {
-    res.json(feeStats(state.history.recentTransactions(), state.latest.sequence));
+    const view = ingestion.view();
+    res.json(feeStats(view.recentTransactions(), view.latest.sequence));
   });
 
   router.get('/ledgers', (req, res) => {
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = state.history.ledgers(query).map((ledger) => ledgerResource(ledger, base));
+    const records = ingestion.view().ledgers(query).map((ledger) => ledgerResource(ledger, base));
     res.json(pageResource(`${base}/ledgers`, query, records));
   });
 
   router.get('/ledgers/:sequence', (req, res) => {
-    const ledger = /^\d+$/.test(req.params.sequence) ? state.history.ledger(Number(req.params.sequence)) : undefined;
+    const ledger = /^\d+$/.test(req.params.sequence) ? ingestion.view().ledger(Number(req.params.sequence)) : undefined;
     if (!ledger) return sendProblem(res, notFound());
     res.json(ledgerResource(ledger, baseUrl(req)));
   });
@@ -109,8 +119,11 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
   router.all('/friendbot', async (req, res) => {
     const addr = typeof req.query.addr === 'string' ? req.query.addr : '';
     if (!isAccountId(addr)) return sendProblem(res, badRequest('addr', 'addr: must be a G... account id'));
-    await submit(res, baseUrl(req), clock, friendbotFunding(addr, networkPassphrase));
+    await submitWithoutFaults(dependencies, res, baseUrl(req), friendbotFunding(addr, networkPassphrase));
   });
+
+  // sandbox-only, not a Horizon route: the fault switch for a sandbox running in another process
+  router.use('/_sandbox/faults', faultControlRouter(dependencies.faults));
 
   router.use((_req, res) => sendProblem(res, notFound()));
 
@@ -125,33 +138,6 @@ export function createHorizonRouter({ state, clock, networkPassphrase }: RouterD
   });
 
   return router;
-}
-
-async function submit(
-  res: Response,
-  base: string,
-  clock: LedgerClock,
-  submission: Envelope | EnvelopeFactory,
-): Promise<void> {
-  const result = await clock.submit(submission);
-  sendSubmissionResult(res, base, result);
-}
-
-/** Success: Horizon's transaction resource. Failure (rejected, or in the ledger with tx_failed): 400 problem. */
-function sendSubmissionResult(res: Response, base: string, result: SubmissionResult): void {
-  if (result.status === 'included' && result.record.successful) {
-    res.json(transactionResource(result.record, base));
-    return;
-  }
-  const extras =
-    result.status === 'included'
-      ? {
-          envelope_xdr: result.record.envelopeXdr,
-          result_xdr: result.record.resultXdr,
-          result_codes: result.record.resultCodes,
-        }
-      : { envelope_xdr: result.envelopeXdr, result_xdr: result.resultXdr, result_codes: result.resultCodes };
-  sendProblem(res, transactionFailed(extras));
 }
 
 /** Built when its ledger closes, so that several fundings in one ledger take consecutive root sequences. */

@@ -1,6 +1,6 @@
 import { processEnvelope, type Envelope } from './apply-transaction';
 import type { ClosedLedger, ResultCodes, StoredPayment, StoredTransaction } from './ledger-history';
-import { ledgerHash, type LedgerHeader, type LedgerState } from './ledger-state';
+import { ledgerHash, type AccountEntry, type LedgerHeader, type LedgerState, type PriorImages } from './ledger-state';
 import { buildPaymentRecords, buildTransactionRecord, envelopeXdr, resultXdr } from './transaction-record';
 import { resultCodes } from './result-xdr';
 
@@ -16,7 +16,8 @@ export type EnvelopeFactory = (state: LedgerState) => Envelope;
 export type Submission = Envelope | EnvelopeFactory;
 
 export type SubmissionResult =
-  | { status: 'included'; record: StoredTransaction }
+  /** `resubmitted`: the transaction was already in a ledger; this submission changed nothing. */
+  | { status: 'included'; record: StoredTransaction; resubmitted?: true }
   | { status: 'rejected'; envelopeXdr: string; resultXdr: string; resultCodes: ResultCodes };
 
 /**
@@ -27,7 +28,7 @@ export type SubmissionResult =
 export class SandboxLedger {
   constructor(
     readonly state: LedgerState,
-    private readonly onLedgerClosed: (closed: ClosedLedger) => void,
+    private readonly onLedgerClosed: (closed: ClosedLedger, priorImages: ReadonlyMap<string, AccountEntry | undefined>) => void,
   ) {}
 
   closeLedger(submissions: readonly Submission[], nowMs = Date.now()): SubmissionResult[] {
@@ -47,7 +48,7 @@ export class SandboxLedger {
       const hash = envelope.hash().toString('hex');
       // Horizon answers a resubmitted transaction with the result it already has
       const known = state.history.transaction(hash) ?? inThisLedger.get(hash);
-      if (known) return { status: 'included', record: known };
+      if (known) return { status: 'included', record: known, resubmitted: true };
 
       const outcome = processEnvelope(state, envelope, { ledgerSequence: sequence, closeTime });
       if (!outcome.included) {
@@ -70,6 +71,9 @@ export class SandboxLedger {
       }
       return { status: 'included', record };
     };
+    // what the accounts were before this ledger, for a read side that has not ingested it yet
+    const priorImages: PriorImages = new Map();
+    state.priorImages = priorImages;
     const results = submissions.map((submission): SubmissionResult => {
       try {
         return apply(submission);
@@ -79,6 +83,7 @@ export class SandboxLedger {
         return INTERNAL_ERROR;
       }
     });
+    state.priorImages = undefined;
 
     if (transactions.length === 0) return results;
     const header: LedgerHeader = {
@@ -99,7 +104,7 @@ export class SandboxLedger {
     };
     state.latest = header;
     state.history.addLedger(header, transactions, payments);
-    this.onLedgerClosed({ header, transactions, payments });
+    this.onLedgerClosed({ header, transactions, payments }, priorImages);
     return results;
   }
 }

@@ -14,14 +14,25 @@ import {
   SANDBOX_NETWORK_PASSPHRASE,
   createHorizonSandbox,
   type HorizonSandboxOptions,
+  type SandboxFaults,
 } from '../../../src/sandbox/horizon';
 
-/** A sandbox ledger behind a real HTTP server, mounted under a prefix the way the service mounts it. */
-export interface SandboxHarness {
+/** What a test needs to talk to a sandbox ledger over HTTP, wherever it runs. */
+export interface LedgerClient {
   url: string;
   horizon: Horizon.Server;
   passphrase: string;
+}
+
+/** A sandbox ledger behind a real HTTP server, mounted under a prefix the way the service mounts it. */
+export interface SandboxHarness extends LedgerClient {
+  faults: SandboxFaults;
   close(): Promise<void>;
+}
+
+/** For a sandbox ledger in another process, e.g. the CLI. */
+export function clientFor(url: string, passphrase = SANDBOX_NETWORK_PASSPHRASE): LedgerClient {
+  return { url, horizon: new Horizon.Server(url, { allowHttp: true }), passphrase };
 }
 
 export async function startSandbox(options: HorizonSandboxOptions = {}): Promise<SandboxHarness> {
@@ -37,6 +48,7 @@ export async function startSandbox(options: HorizonSandboxOptions = {}): Promise
     url,
     horizon: new Horizon.Server(url, { allowHttp: true }),
     passphrase: options.networkPassphrase ?? SANDBOX_NETWORK_PASSPHRASE,
+    faults: sandbox.faults,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -46,7 +58,7 @@ export async function startSandbox(options: HorizonSandboxOptions = {}): Promise
 }
 
 /** A new account holding friendbot's 10000 XLM. */
-export async function fundedAccount(harness: SandboxHarness, keypair = Keypair.random()): Promise<Keypair> {
+export async function fundedAccount(harness: LedgerClient, keypair = Keypair.random()): Promise<Keypair> {
   await harness.horizon.friendbot(keypair.publicKey()).call();
   return keypair;
 }
@@ -63,7 +75,7 @@ export interface BuildOptions {
 }
 
 export async function buildTransaction(
-  harness: SandboxHarness,
+  harness: LedgerClient,
   source: Keypair,
   operations: xdr.Operation[],
   options: BuildOptions = {},
@@ -112,7 +124,7 @@ export interface FailedSubmission {
 
 /** Submits through the SDK and returns Horizon's error response; fails the test if the submission succeeded. */
 export async function submitExpectingFailure(
-  harness: SandboxHarness,
+  harness: LedgerClient,
   tx: Transaction | FeeBumpTransaction,
 ): Promise<FailedSubmission> {
   try {
@@ -126,7 +138,7 @@ export async function submitExpectingFailure(
 }
 
 /** Balances of an account keyed "native" or "CODE:ISSUER". */
-export async function balancesOf(harness: SandboxHarness, accountId: string): Promise<Record<string, string>> {
+export async function balancesOf(harness: LedgerClient, accountId: string): Promise<Record<string, string>> {
   const account = await harness.horizon.loadAccount(accountId);
   const result: Record<string, string> = {};
   for (const line of account.balances) {

@@ -1,0 +1,48 @@
+import type { Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sendProblem, staleHistory, timeout } from '../problems';
+import type { FaultPlan } from './fault-plan';
+
+/** What nginx in front of Horizon answers when Horizon's own answer is lost: HTML, not a problem document. */
+const BAD_GATEWAY_PAGE = `<html>
+<head><title>502 Bad Gateway</title></head>
+<body>
+<center><h1>502 Bad Gateway</h1></center>
+<hr><center>nginx</center>
+</body>
+</html>
+`;
+
+/** refuse-503 answers before the transaction reaches core; true if it did. */
+export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefined): boolean {
+  if (fault?.mode !== 'refuse-503') return false;
+  sendProblem(res, staleHistory());
+  return true;
+}
+
+/**
+ * Delivers the answer to a submission that core has processed, or what the fault puts in its place.
+ * The fault does not look at the outcome: a timeout, a dropped connection or a proxy error hides a
+ * rejection as well as a success.
+ */
+export async function answerWithFault(res: Response, fault: FaultPlan | undefined, answer: () => void): Promise<void> {
+  switch (fault?.mode) {
+    case 'apply-then-504':
+    case 'lag-then-504':
+      return sendProblem(res, timeout());
+    case 'apply-then-502':
+      res.status(502).type('text/html').send(BAD_GATEWAY_PAGE);
+      return;
+    case 'apply-then-reset':
+      // RST rather than FIN: the client sees ECONNRESET ("socket hang up"), never a response
+      res.socket?.resetAndDestroy();
+      return;
+    case 'slow':
+      await sleep(fault.slowMs ?? 0);
+      // the client may have given up meanwhile
+      if (!res.destroyed) answer();
+      return;
+    default:
+      answer();
+  }
+}

@@ -1,0 +1,122 @@
+import { balancesOf, startSandbox, type SandboxHarness } from './sandbox-harness';
+import {
+  TIMEOUT_PROBLEM,
+  getJson,
+  preparedPayment,
+  submissionError,
+  transactionStatus,
+  until,
+} from './fault-helpers';
+
+let harness: SandboxHarness;
+
+beforeAll(async () => {
+  harness = await startSandbox();
+});
+
+afterEach(() => harness.faults.clear());
+
+afterAll(() => harness.close());
+
+describe('apply-then-504', () => {
+  it('applies the transaction and answers with Horizon\'s timeout problem; the same envelope then gets its stored result', async () => {
+    const { payee, tx, hash } = await preparedPayment(harness);
+    const drawn = harness.faults.stats['apply-then-504'];
+    harness.faults.set({ mode: 'apply-then-504' });
+
+    const error = await submissionError(harness, tx);
+
+    expect(error.response?.status).toBe(504);
+    expect(error.response?.headers['content-type']).toContain('application/problem+json');
+    expect(error.response?.data).toEqual(TIMEOUT_PROBLEM);
+    expect(harness.faults.stats['apply-then-504']).toBe(drawn + 1);
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10005.0000000' });
+    const record = await harness.horizon.transactions().transaction(hash).call();
+    expect(record.successful).toBe(true);
+
+    // what a careful client does next: resubmit exactly the same envelope
+    harness.faults.clear();
+    const resubmitted = await harness.horizon.submitTransaction(tx);
+    expect(resubmitted).toMatchObject({ hash, ledger: record.ledger_attr, successful: true });
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10005.0000000' });
+  });
+});
+
+describe('apply-then-reset', () => {
+  it('applies the transaction and drops the connection without an answer', async () => {
+    const { payee, tx, hash } = await preparedPayment(harness);
+    harness.faults.set({ mode: 'apply-then-reset' });
+
+    const error = await submissionError(harness, tx);
+
+    expect(error.response).toBeUndefined();
+    expect(error.code).toBe('ECONNRESET');
+    expect(await transactionStatus(harness, hash)).toBe(200);
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10005.0000000' });
+  });
+});
+
+describe('apply-then-502', () => {
+  it('applies the transaction and answers with a proxy\'s HTML error page', async () => {
+    const { payee, tx, hash } = await preparedPayment(harness);
+    harness.faults.set({ mode: 'apply-then-502' });
+
+    const error = await submissionError(harness, tx);
+
+    expect(error.response?.status).toBe(502);
+    expect(error.response?.headers['content-type']).toContain('text/html');
+    expect(error.response?.data).toEqual(expect.stringContaining('<title>502 Bad Gateway</title>'));
+    expect(await transactionStatus(harness, hash)).toBe(200);
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10005.0000000' });
+  });
+});
+
+describe('refuse-503', () => {
+  it('answers 503 without applying: sequence, balances and history unchanged, and the envelope stays valid', async () => {
+    const { payer, payee, tx, hash } = await preparedPayment(harness);
+    const sequenceBefore = (await harness.horizon.loadAccount(payer.publicKey())).sequence;
+    const latestBefore = (await getJson(harness, '/')).body.history_latest_ledger;
+    harness.faults.set({ mode: 'refuse-503' });
+
+    const error = await submissionError(harness, tx);
+
+    expect(error.response?.status).toBe(503);
+    expect(error.response?.headers['content-type']).toContain('application/problem+json');
+    expect(error.response?.data).toMatchObject({
+      type: 'https://stellar.org/horizon-errors/service_unavailable',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: expect.stringContaining('historical database is too far behind'),
+    });
+    expect((await harness.horizon.loadAccount(payer.publicKey())).sequence).toBe(sequenceBefore);
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10000.0000000' });
+    expect(await transactionStatus(harness, hash)).toBe(404);
+    expect((await getJson(harness, '/')).body.history_latest_ledger).toBe(latestBefore);
+
+    harness.faults.clear();
+    await expect(harness.horizon.submitTransaction(tx)).resolves.toMatchObject({ hash, successful: true });
+  });
+});
+
+describe('slow', () => {
+  const SLOW_MS = 700;
+
+  it('applies at once but answers only after slowMs, with the usual success', async () => {
+    const { payee, tx, hash } = await preparedPayment(harness);
+    harness.faults.set({ mode: 'slow', slowMs: SLOW_MS });
+
+    const started = Date.now();
+    let answered = false;
+    const submission = harness.horizon.submitTransaction(tx).finally(() => {
+      answered = true;
+    });
+    await until(async () => ((await transactionStatus(harness, hash)) === 200 ? true : undefined), 'the transaction to apply');
+    const appliedWhileWaiting = !answered;
+    const response = await submission;
+
+    expect(appliedWhileWaiting).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SLOW_MS);
+    expect(response).toMatchObject({ hash, successful: true });
+    expect(await balancesOf(harness, payee.publicKey())).toEqual({ native: '10005.0000000' });
+  });
+});
