@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox } from '../../src/sandbox/horizon';
+import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type SandboxFaults } from '../../src/sandbox/horizon';
 import { createPaystackSandbox, type PaystackSandbox } from '../../src/sandbox/paystack';
 
 export interface RunningLedger {
@@ -14,6 +14,8 @@ export interface RunningLedger {
   stop(): Promise<void>;
   /** Starts it again on the same port with the same state. */
   start(): Promise<void>;
+  /** Its fault layer: answers as Horizon does on a bad day (see src/sandbox/horizon/faults). */
+  readonly faults: SandboxFaults;
 }
 
 async function listenOn(app: express.Express, port = 0): Promise<Server> {
@@ -49,6 +51,9 @@ export async function startLedgerSandbox(options: { ledgerCloseMs?: number } = {
       server = undefined;
     },
     start,
+    get faults() {
+      return sandbox!.faults;
+    },
   };
 }
 

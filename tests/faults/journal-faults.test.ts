@@ -1,0 +1,202 @@
+import { sql } from 'drizzle-orm';
+import type { FaultPlan } from '../../src/sandbox/horizon';
+import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { rowsOf, until } from '../helpers/hardening';
+import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
+import { chargeSuccess, paidIntent, postWebhook, signedEvent } from '../helpers/payment-fixtures';
+import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * Every ledger write kind under every way Horizon answers on a bad day, with callers that retry
+ * as phones and browsers do: each movement happens exactly once, has exactly one record, and the
+ * audit finds the database and the ledger in agreement.
+ */
+jest.setTimeout(120_000);
+
+const LAG_MS = 1500;
+const BAD_DAYS: { name: string; plan: FaultPlan }[] = [
+  { name: '504 after applying', plan: { mode: 'apply-then-504', next: 2 } },
+  { name: 'connection reset after applying', plan: { mode: 'apply-then-reset', next: 2 } },
+  { name: '502 with an HTML body after applying', plan: { mode: 'apply-then-502', next: 2 } },
+  { name: 'ingestion lag', plan: { mode: 'lag', lagMs: LAG_MS, next: 2 } },
+  { name: '504 while ingestion lags', plan: { mode: 'lag-then-504', lagMs: LAG_MS, next: 2 } },
+  { name: '503 without applying', plan: { mode: 'refuse-503', next: 2 } },
+  { name: 'an answer slower than the submit timeout', plan: { mode: 'slow', slowMs: 1500, next: 2 } },
+];
+
+/** Short deadlines, so unclear answers happen and the reconciler takes over within a test. */
+const FAST_JOURNAL = {
+  LEDGER_SUBMIT_TIMEOUT_MS: '600',
+  LEDGER_SETTLE_BASE_MS: '50',
+  LEDGER_ANSWER_WAIT_MS: '1500',
+  LEDGER_LEASE_MS: '1500',
+  LEDGER_RECHECK_MS: '200',
+  RECONCILE_INTERVAL_MS: '250',
+  WEBHOOK_RETRY_BASE_MS: '200',
+  LEDGER_CHANNELS: '2',
+};
+
+let ledger: RunningLedger;
+let provider: RunningProvider;
+
+beforeAll(async () => {
+  ledger = await startLedgerSandbox();
+  provider = await startPaystackSandbox();
+});
+afterAll(async () => {
+  await ledger.stop();
+  await provider.stop();
+});
+
+/** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
+async function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>, what: string) {
+  return until(
+    async () => {
+      const res = await send();
+      return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
+    },
+    what,
+    60_000,
+    150,
+  );
+}
+
+describe.each(BAD_DAYS)('with Horizon answering: $name', ({ plan }) => {
+  let app: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...FAST_JOURNAL });
+    app.container.start();
+    admin = await adminToken(app);
+    await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100000' }).expect(200);
+  });
+  let faultsBefore = 0;
+  beforeEach(() => {
+    faultsBefore = ledger.faults.stats[plan.mode];
+  });
+  afterEach(() => {
+    // The bad day really happened: the sandbox answered at least one submission this way.
+    expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(faultsBefore);
+    ledger.faults.clear();
+  });
+  afterAll(async () => {
+    // Everything settled, then the database and the ledger must agree.
+    await until(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 200);
+    const audit = await app.container.audit();
+    await app.close();
+    expect(audit.discrepancies).toEqual([]);
+  });
+
+  const balance = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
+
+  it('a transfer retried with one Idempotency-Key by three callers moves the tokens once', async () => {
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    ledger.faults.set(plan);
+
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        retryUntilFinal(
+          () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'bad-day-transfer').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 2 }),
+          'a final transfer answer',
+        ),
+      ),
+    );
+
+    const ids = answers.map((a) => (a.body as { result: { transactionId: string } }).result.transactionId);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(ids).size).toBe(1);
+    await settled(app);
+    expect([await balance(alice), await balance(bob)]).toEqual(['8.0000000', '2.0000000']);
+    expect(await recordsOf(app, alice.userId, 'transfer')).toEqual([{ status: 'confirmed', id: ids[0] }]);
+  });
+
+  it('an admin mint retried with one Idempotency-Key by three callers mints once', async () => {
+    const bob = await createUser(app);
+    ledger.faults.set(plan);
+
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        retryUntilFinal(
+          () => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', `bad-day-mint-${bob.userId}`).send({ userId: bob.userId, amount: 5 }),
+          'a final mint answer',
+        ),
+      ),
+    );
+
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((a) => (a.body as { hash: string }).hash)).size).toBe(1);
+    await settled(app);
+    expect(await balance(bob)).toBe('5.0000000');
+    expect(await recordsOf(app, bob.userId, 'admin_mint')).toHaveLength(1);
+  });
+
+  it('a paid reference verified, called back and delivered by webhook at once mints once', async () => {
+    const buyer = await createUser(app);
+    const intent = await paidIntent(app, buyer, 40);
+    const { body, signature } = signedEvent(chargeSuccess(intent.reference, 4000), provider.secretKey);
+    ledger.faults.set(plan);
+
+    const answers = await Promise.all([
+      ...[1, 2].map(() =>
+        retryUntilFinal(() => app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }), 'a verify answer'),
+      ),
+      retryUntilFinal(() => app.http.get(`/api/payments/callback?reference=${intent.reference}`), 'a callback page'),
+      ...[1, 2].map(() => retryUntilFinal(() => postWebhook(app, body, signature), 'a webhook answer')),
+    ]);
+
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    await until(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 30_000);
+    await settled(app);
+    expect(await balance(buyer)).toBe('40.0000000');
+    expect(await recordsOf(app, buyer.userId, 'payment_mint')).toHaveLength(1);
+  });
+
+  it('create-asset issues once, whatever the answer to its submission', async () => {
+    const { distribution } = (await app.container.journal.ready()).keys;
+    const before = await ledgerBalance(ledger.url, distribution.publicKey());
+    ledger.faults.set(plan);
+
+    const res = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '7' });
+
+    expect([200, 202]).toContain(res.status);
+    await settled(app);
+    const after = await ledgerBalance(ledger.url, distribution.publicKey());
+    expect(Number(after) - Number(before)).toBeCloseTo(7, 7);
+  });
+
+  it('a signup puts its wallet on the ledger once', async () => {
+    ledger.faults.set(plan);
+    const carol = await createUser(app);
+
+    await until(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active', 30_000);
+    await settled(app);
+    expect(await balance(carol)).toBe('0.0000000');
+    const activations = await rowsOf<{ status: string }>(app.container.database, sql`select status from ledger_entries where kind = 'activation' and user_id = ${carol.userId}`);
+    expect(activations.filter((a) => a.status === 'confirmed')).toHaveLength(1);
+  });
+});
+
+/** Envelopes and entries whose outcome the journal does not know yet. */
+async function openJournal(app: TestApp): Promise<number> {
+  const [row] = await rowsOf<{ n: number }>(
+    app.container.database,
+    sql`select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
+  );
+  return Number(row!.n);
+}
+
+/** Waits for the background reconciler to settle everything (the faults are over by then). */
+async function settled(app: TestApp): Promise<void> {
+  ledger.faults.clear();
+  await until(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 100);
+}
+
+async function recordsOf(app: TestApp, userId: string, kind: string) {
+  return rowsOf<{ status: string; id: string }>(
+    app.container.database,
+    sql`select status, id from ledger_entries where user_id = ${userId} and kind = ${kind} order by created_at`,
+  );
+}
