@@ -168,6 +168,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     }),
     database,
     journal: journalRepo,
+    idempotency,
     wallets: walletRepo,
     systemAccounts: new SystemAccountRepository(db),
     cipher,
@@ -200,7 +201,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     logger,
   );
   const users = new UserService(db, userRepo, wallets, activation, hasher, tokens);
-  const ledger = new LedgerService(journal, journalRepo, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
     new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
     paymentRepo,

@@ -87,8 +87,8 @@ export const systemAccounts = pgTable('system_accounts', {
 });
 
 /**
- * Client retry keys for money-moving requests: the first answer is kept and replayed, so a phone
- * retrying a timed-out transfer never pays twice.
+ * Client retry keys of money-moving requests, each bound to the journal entry it answers (written
+ * in the entry's own transaction): a retry answers that entry's state and never moves money again.
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
@@ -96,16 +96,9 @@ export const idempotencyKeys = pgTable(
     callerId: uuid('caller_id').notNull(),
     key: text('key').notNull(),
     route: text('route').notNull(),
+    /** sha256 of the validated body: the same key with another body is refused. */
     requestHash: text('request_hash').notNull(),
-    /**
-     * The journal entry this key answers, bound in the database transaction that creates the
-     * entry: from then on a retry answers the entry's state and never builds another transaction.
-     */
-    entryId: uuid('entry_id'),
-    /** null while the first request is still running. */
-    responseStatus: integer('response_status'),
-    responseBody: text('response_body'),
-    responseType: text('response_type'),
+    entryId: uuid('entry_id').notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.callerId, t.route, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],

@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
+import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
 import { isUniqueViolation, type DatabaseHandle, type Executor } from '../db/client';
-import type { EntryRow, IdempotencyBinding, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
+import type { IdempotencyClaim, IdempotencyRepository, IdempotencyRow } from '../db/repositories/idempotency.repository';
+import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
 import type { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
@@ -18,6 +20,7 @@ export interface LedgerJournalOptions {
   client: StellarClient;
   database: DatabaseHandle;
   journal: JournalRepository;
+  idempotency: IdempotencyRepository;
   wallets: WalletRepository;
   systemAccounts: SystemAccountRepository;
   cipher: WalletCipher;
@@ -117,7 +120,7 @@ export class LedgerJournal {
   }
 
   /** Pays tokens from a user's wallet. The entry is the user's transaction record. */
-  async transfer(input: { userId: string; wallet: Keypair; to: string; stroops: bigint; idempotency?: IdempotencyBinding }): Promise<LedgerWrite> {
+  async transfer(input: { userId: string; wallet: Keypair; to: string; stroops: bigint; idempotency?: IdempotencyClaim }): Promise<LedgerWrite> {
     const ledger = await this.ready();
     const entry: NewEntry = {
       kind: 'transfer',
@@ -134,7 +137,7 @@ export class LedgerJournal {
   }
 
   /** An admin's mint to a user's wallet, from the distribution account. */
-  async mint(input: { userId: string; to: string; stroops: bigint; idempotency?: IdempotencyBinding }): Promise<LedgerWrite> {
+  async mint(input: { userId: string; to: string; stroops: bigint; idempotency?: IdempotencyClaim }): Promise<LedgerWrite> {
     const ledger = await this.ready();
     const entry = this.mintEntry(ledger, 'admin_mint', input);
     return this.write(entry, { idempotency: input.idempotency }, (row) => this.distributionJob(ledger, row));
@@ -219,6 +222,19 @@ export class LedgerJournal {
     return submitter.submit(job);
   }
 
+  /**
+   * An entry as a retried request should see it now: confirmed or pending, or the refusal the
+   * ledger gave (thrown as the same AppError the first answer was) when it failed.
+   */
+  async current(entryId: string): Promise<LedgerWrite> {
+    const entry = await this.options.journal.findEntry(entryId);
+    if (!entry) throw new AppError('CONFLICT', 'The transaction for this Idempotency-Key is gone; use a new key');
+    if (entry.status === 'confirmed') return { entry, state: 'confirmed' };
+    if (entry.status !== 'failed') return { entry, state: 'pending' };
+    const code = entry.failureCode ?? 'tx_failed';
+    throw fromLedgerError(code.startsWith('op_') ? new LedgerRejectedError('tx_failed', [code]) : new LedgerRejectedError(code, []), this.options.tokenCode);
+  }
+
   /** Waits for every submitter to finish what it has in flight (graceful shutdown). */
   async drain(): Promise<void> {
     const ready = await this.readyPromise?.catch(() => undefined);
@@ -244,16 +260,23 @@ export class LedgerJournal {
    */
   private async write(
     entry: NewEntry,
-    options: { idempotency?: IdempotencyBinding; consume?: (tx: Executor) => Promise<boolean>; waitMs?: number; mustFinish?: boolean },
+    options: { idempotency?: IdempotencyClaim; consume?: (tx: Executor) => Promise<boolean>; waitMs?: number; mustFinish?: boolean },
     jobOf: (row: EntryRow) => { submitter: AccountSubmitter; job: LedgerJob },
   ): Promise<LedgerWrite> {
     const { journal, timing } = this.options;
-    const row = await journal.createEntry(entry, timing.leaseMs, async (tx, entryId) => {
-      if (options.idempotency && !(await journal.bindKey(tx, options.idempotency, entryId))) {
-        throw new AppError('CONFLICT', 'Idempotency-Key was already used for another transaction');
-      }
-      if (options.consume && !(await options.consume(tx))) throw new NotConsumed();
-    });
+    let row: EntryRow;
+    try {
+      row = await journal.createEntry(entry, timing.leaseMs, async (tx, entryId) => {
+        const taken = options.idempotency && (await this.options.idempotency.bind(tx, options.idempotency, entryId));
+        if (taken) throw new KeyTaken(taken);
+        if (options.consume && !(await options.consume(tx))) throw new NotConsumed();
+      });
+    } catch (err) {
+      // A concurrent request with the same key committed its entry first: answer that one.
+      if (!(err instanceof KeyTaken)) throw err;
+      if (err.key.requestHash !== options.idempotency?.requestHash) throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
+      return this.current(err.key.entryId);
+    }
     const { submitter, job } = jobOf(row);
     const outcome = submitter.submit(job);
     const settled = await within(outcome, options.waitMs ?? timing.answerWaitMs);
@@ -391,6 +414,12 @@ export class LedgerJournal {
       txTimeoutSeconds: this.options.timing.txTimeoutSeconds,
       leaseMs: this.options.timing.leaseMs,
     });
+  }
+}
+
+class KeyTaken extends Error {
+  constructor(readonly key: IdempotencyRow) {
+    super('Idempotency-Key already bound');
   }
 }
 

@@ -1,7 +1,6 @@
 import { Keypair } from '@stellar/stellar-sdk';
-import { LedgerRejectedError } from '../clients/ledger-errors';
 import { StellarClient, type LedgerAccount } from '../clients/stellar.client';
-import type { IdempotencyBinding, JournalRepository } from '../db/repositories/journal.repository';
+import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { TransactionRepository, TransactionRow } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { parseTokenAmount } from '../domain/amounts';
@@ -14,7 +13,6 @@ import type { WalletService } from './wallet.service';
 export class LedgerService {
   constructor(
     private readonly journal: LedgerJournal,
-    private readonly entries: JournalRepository,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
@@ -37,7 +35,7 @@ export class LedgerService {
    * decides. Both wallets must be active; the receiver must exist (else the spec's plain-text 400)
    * and trust the token. With an Idempotency-Key, the key is bound to the record for good.
    */
-  async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyBinding): Promise<LedgerWrite> {
+  async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
     const ledger = await this.ready();
     const sender = await this.activeWallet(userId);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
@@ -78,23 +76,15 @@ export class LedgerService {
    * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet: the
    * admin's manual path. Payments go through PaymentService, which consumes their reference.
    */
-  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyBinding): Promise<LedgerWrite> {
+  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
     await this.ready();
     const wallet = await this.activeWallet(userId, 'User');
     return this.journal.mint({ userId, to: wallet.publicKey, stroops, idempotency });
   }
 
-  /**
-   * A journal write as a retried request should see it now: confirmed or pending, or the error
-   * the first answer was (the ledger's refusal) when it failed.
-   */
+  /** A journal write as a retried request should see it now (see LedgerJournal.current). */
   async writeOf(entryId: string): Promise<LedgerWrite> {
-    const entry = await this.entries.findEntry(entryId);
-    if (!entry) throw new AppError('CONFLICT', 'The transaction for this Idempotency-Key is gone; use a new key');
-    if (entry.status === 'confirmed') return { entry, state: 'confirmed' };
-    if (entry.status !== 'failed') return { entry, state: 'pending' };
-    const code = entry.failureCode ?? 'tx_failed';
-    throw fromLedgerError(code.startsWith('op_') ? new LedgerRejectedError('tx_failed', [code]) : new LedgerRejectedError(code, []), this.tokenCode);
+    return this.journal.current(entryId);
   }
 
   async listForUser(userId: string, limit: number, offset: number): Promise<{ items: TransactionRow[]; total: number }> {

@@ -1,57 +1,48 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import type { Database } from '../client';
+import { and, eq, lt } from 'drizzle-orm';
+import type { Database, Executor } from '../client';
 import { idempotencyKeys } from '../schema';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** Longer than any request may run: a claim this old with nothing bound or answered was abandoned. */
-const ABANDONED_CLAIM_MS = 5 * 60 * 1000;
 
+/** A request's Idempotency-Key: who sent it, to which route, and a hash of the validated body. */
+export interface IdempotencyClaim {
+  callerId: string;
+  route: string;
+  key: string;
+  requestHash: string;
+}
+
+/**
+ * Client retry keys of money-moving requests. A key exists only bound to the journal entry it
+ * answers: it is written in the transaction that commits the entry, so no crash can leave a key
+ * claimed with nothing behind it.
+ */
 export class IdempotencyRepository {
   constructor(private readonly db: Database) {}
 
-  /**
-   * Claims a key for a request: 'claimed' for the first request, or the row already there.
-   * The primary key makes the claim atomic across concurrent retries and processes.
-   */
-  async claim(callerId: string, route: string, key: string, requestHash: string): Promise<'claimed' | IdempotencyRow> {
-    const where = and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key));
-    // Keys live 24 hours: an expired one is free again. So is a claim whose process died before it
-    // bound an entry or stored an answer (nothing was signed for it).
-    await this.db.delete(idempotencyKeys).where(
-      and(
-        where,
-        or(
-          lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)),
-          and(isNull(idempotencyKeys.entryId), isNull(idempotencyKeys.responseStatus), lt(idempotencyKeys.createdAt, new Date(Date.now() - ABANDONED_CLAIM_MS))),
-        ),
-      ),
-    );
-    const inserted = await this.db
-      .insert(idempotencyKeys)
-      .values({ callerId, route, key, requestHash })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key });
-    if (inserted.length > 0) return 'claimed';
-    const [row] = await this.db.select().from(idempotencyKeys).where(where);
-    return row ?? 'claimed';
-  }
-
-  async complete(callerId: string, route: string, key: string, response: { status: number; body: string; type: string }): Promise<void> {
-    await this.db
-      .update(idempotencyKeys)
-      .set({ responseStatus: response.status, responseBody: response.body, responseType: response.type })
+  /** The live (unexpired) key, if any. */
+  async find(callerId: string, route: string, key: string): Promise<IdempotencyRow | undefined> {
+    const [row] = await this.db
+      .select()
+      .from(idempotencyKeys)
       .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
+    if (!row || row.createdAt.getTime() < Date.now() - IDEMPOTENCY_TTL_MS) return undefined;
+    return row;
   }
 
   /**
-   * Frees a key whose request failed (5xx) before any journal entry was bound to it: nothing was
-   * signed, so a retry can run for real. A key bound to an entry is never freed here.
+   * Binds the key to a new entry, inside the entry's transaction. Returns the key already there
+   * when another request took it first (its transaction is committed by then: the insert waited
+   * for it), or undefined when the key is now ours. An expired key is replaced.
    */
-  async releaseUnbound(callerId: string, route: string, key: string): Promise<void> {
-    await this.db
-      .delete(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.entryId)));
+  async bind(tx: Executor, claim: IdempotencyClaim, entryId: string): Promise<IdempotencyRow | undefined> {
+    const where = and(eq(idempotencyKeys.callerId, claim.callerId), eq(idempotencyKeys.route, claim.route), eq(idempotencyKeys.key, claim.key));
+    await tx.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS))));
+    const inserted = await tx.insert(idempotencyKeys).values({ ...claim, entryId }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+    if (inserted.length > 0) return undefined;
+    const [existing] = await tx.select().from(idempotencyKeys).where(where);
+    return existing;
   }
 
   async purgeExpired(): Promise<void> {

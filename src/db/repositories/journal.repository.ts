@@ -14,11 +14,6 @@ export interface NewEnvelope {
   maxTime: bigint;
   envelopeXdr: string;
 }
-export interface IdempotencyBinding {
-  callerId: string;
-  route: string;
-  key: string;
-}
 /** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
 export interface EntryVerdict {
   entryId: string;
@@ -54,23 +49,6 @@ export class JournalRepository {
         .returning();
       return row!;
     });
-  }
-
-  /** Binds a claimed Idempotency-Key to its entry; false when the claim is no longer ours to bind. */
-  async bindKey(tx: Executor, binding: IdempotencyBinding, entryId: string): Promise<boolean> {
-    const bound = await tx
-      .update(idempotencyKeys)
-      .set({ entryId })
-      .where(
-        and(
-          eq(idempotencyKeys.callerId, binding.callerId),
-          eq(idempotencyKeys.route, binding.route),
-          eq(idempotencyKeys.key, binding.key),
-          sql`${idempotencyKeys.entryId} is null`,
-        ),
-      )
-      .returning({ key: idempotencyKeys.key });
-    return bound.length === 1;
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {
