@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+/** The service as its own operating-system process (`tsx src/server.ts`), as it runs in production. */
+export interface ServiceProcess {
+  url: string;
+  /** Everything it printed, for a failing test to show. */
+  output: string[];
+  /** Starts it (again) on the same port, data directory and environment; resolves once /healthz answers. */
+  start(): Promise<void>;
+  /** Kills it with `signal` (SIGKILL: no shutdown code runs) and waits for it to be gone. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-process-'));
+  const output: string[] = [];
+  let child: ChildProcess | undefined;
+  const url = `http://127.0.0.1:${port}`;
+  const start = async () => {
+    child = spawn(TSX, ['src/server.ts'], {
+      cwd: ROOT,
+      env: { ...inheritedEnv(), NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+    child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+      if (ok) return;
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service process did not start:\n${output.join('').slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  await start();
+  return {
+    url,
+    output,
+    start,
+    async kill(signal) {
+      const running = child;
+      if (!running || running.exitCode !== null) return;
+      const gone = new Promise((resolve) => running.once('exit', resolve));
+      running.kill(signal);
+      await gone;
+    },
+  };
+}
+
+/**
+ * A new, empty database on the run's PostgreSQL server (the embedded one, or TEST_DATABASE_URL's),
+ * for service processes of their own: they migrate it at start like any deployment.
+ */
+export async function scratchDatabase(name: string): Promise<string> {
+  const server = process.env.TEST_DATABASE_URL ?? process.env.WALLET_TEST_PG_URL;
+  if (!server) throw new Error('no PostgreSQL server for service processes: run through jest (its global setup starts one) or set TEST_DATABASE_URL');
+  const admin = new Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** One query on a database, with its own connection. */
+export async function queryDatabase<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs one of the service's operator commands (`src/cli/NAME.ts`) as a process; its exit code and output. */
+export async function runCli(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(TSX, [`src/cli/${name}.ts`], { cwd: ROOT, env: { ...inheritedEnv(), NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const chunks: string[] = [];
+  child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
+  child.stderr.on('data', (d: Buffer) => chunks.push(d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output: chunks.join('') };
+}
+
+/** This process's environment without Jest's module flags, which must not reach the service. */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
