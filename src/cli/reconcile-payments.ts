@@ -13,14 +13,14 @@ const LEDGER_WAIT_MS = 60_000;
  * could still apply; a payment without an envelope is minted. Prints the payments by status
  * before and after.
  *
- * With the embedded database (no DATABASE_URL) or the embedded ledger (no HORIZON_URL), stop the
- * server first: PGlite is one process's database, and the embedded ledger is served on PORT by
- * this process, as by the server.
+ * With the embedded ledger or payment provider (no HORIZON_URL or PAYSTACK_SECRET_KEY), stop the
+ * server first: the sandboxes are served on PORT by this process, as by the server. The embedded
+ * database is shared: the command connects to the server the service runs, or starts it.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const embedded = config.databaseUrl === undefined || config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
+  const embedded = config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
   // Taking the port first fails fast, before the database is opened, when the server still runs.
   const server = embedded ? await takePort(config) : undefined;
   const container = await buildContainer(config, logger);
@@ -58,7 +58,7 @@ async function takePort(config: Config): Promise<http.Server> {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'EADDRINUSE'
-          ? new Error(`port ${config.port} is in use: stop the server first (the embedded database and ledger belong to one process)`)
+          ? new Error(`port ${config.port} is in use: stop the server first (the embedded ledger and payment provider are served on it)`)
           : err,
       ),
     );
