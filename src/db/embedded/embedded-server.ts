@@ -184,11 +184,10 @@ async function startOrCreate(
   ephemeral: boolean,
   say: (message: string) => void,
 ): Promise<number> {
+  if (fs.existsSync(pgDir)) prepareOwnership(runner.runAs, pgDir, say);
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
     await initialise(runner, pgDir, password, ephemeral);
     say(`embedded PostgreSQL data directory created in ${pgDir}`);
-  } else {
-    prepareOwnership(runner.runAs, pgDir, say);
   }
   try {
     return await startOnFreePort(runner, pgDir, settings, say);
