@@ -20,8 +20,9 @@ COPY --from=build /app/dist ./dist
 # dist/db/client.js applies the migrations from ../../drizzle, i.e. /app/drizzle.
 COPY drizzle ./drizzle
 # The code stays root-owned (read-only to the service); only DATA_DIR is writable. In production
-# nothing is written there (every outside system is configured); without NODE_ENV=production it
-# holds the embedded database, sandbox ledger, outbox and generated secrets: mount a volume.
+# nothing is written there (every outside system is configured, DATABASE_URL included); without
+# NODE_ENV=production it holds the embedded PostgreSQL server's files (the server runs as the node
+# user), sandbox ledger, outbox and generated secrets: mount a volume.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

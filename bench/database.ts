@@ -2,19 +2,12 @@ import { assertLoopback } from './http';
 
 /**
  * Direct SQL for the bench: recreating the PostgreSQL database between runs, bulk seeding with
- * generate_series, and EXPLAIN ANALYZE. On a server it goes through `pg`; on the embedded engine
- * it opens DATA_DIR/pg with PGlite in this process, which is only safe while the service is
- * stopped (PGlite is single-process), see seed.ts.
+ * generate_series, and EXPLAIN ANALYZE, through `pg` on a separate connection while the service
+ * runs: on the outside server (--database-url) or on the service's embedded one (see seed.ts).
  */
 
 export interface SqlSession {
-  kind: 'postgres' | 'pglite';
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-}
-
-export interface SqlTarget {
-  databaseUrl?: string;
-  pgliteDir?: string;
 }
 
 /** Bulk inserts of a million rows take tens of seconds on a busy 2-core machine; nothing should take longer. */
@@ -57,31 +50,14 @@ export function dropDatabase(databaseUrl: string): Promise<void> {
   return onMaintenanceDatabase(databaseUrl, (name) => [`drop database if exists "${name}" with (force)`]);
 }
 
-export async function withSql<T>(target: SqlTarget, fn: (session: SqlSession) => Promise<T>): Promise<T> {
-  if (target.databaseUrl) {
-    const { Client } = await import('pg');
-    const client = new Client({ connectionString: target.databaseUrl, connectionTimeoutMillis: 10_000 });
-    await client.connect();
-    try {
-      await client.query(`set statement_timeout = '${STATEMENT_TIMEOUT}'`);
-      return await fn({
-        kind: 'postgres',
-        query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[],
-      });
-    } finally {
-      await client.end();
-    }
-  }
-  if (!target.pgliteDir) throw new Error('withSql: neither a database URL nor a PGlite directory');
-  // Dynamic import, as src/db/client.ts does: PGlite is an ES module.
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create({ dataDir: target.pgliteDir });
+export async function withSql<T>(databaseUrl: string, fn: (session: SqlSession) => Promise<T>): Promise<T> {
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, application_name: 'wallet-bench' });
+  await client.connect();
   try {
-    return await fn({
-      kind: 'pglite',
-      query: async <R>(sql: string, params?: unknown[]) => (await db.query<R>(sql, params)).rows,
-    });
+    await client.query(`set statement_timeout = '${STATEMENT_TIMEOUT}'`);
+    return await fn({ query: async <R>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as R[] });
   } finally {
-    await db.close();
+    await client.end();
   }
 }

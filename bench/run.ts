@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const machine = machineInfo();
-  const database = options.databaseUrl ? `postgres (${new URL(options.databaseUrl).host})` : 'pglite';
+  const database = options.databaseUrl ? `postgres (${new URL(options.databaseUrl).host})` : 'embedded PostgreSQL';
   console.log(`wallet-service bench${options.smoke ? ' (smoke)' : ''}: ${machine.cpuCount} x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${database}`);
   console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the lead runs the full bench on a quiet machine)`);
 

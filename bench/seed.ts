@@ -80,14 +80,9 @@ export async function tokenBalance(svc: ServiceInstance, publicKey: string): Pro
   return line ? Number(line.balance) : undefined;
 }
 
-/**
- * Runs fn on the service's database. A server is reached while the service runs; PGlite is
- * single-process, so the service is stopped, DATA_DIR/pg opened here, and the service restarted
- * on the same port and DATA_DIR (tokens stay valid: the JWT secret lives in DATA_DIR).
- */
+/** Runs fn on the service's database (its outside server or its embedded one), on a separate connection while it runs. */
 export async function onServiceDatabase<T>(svc: ServiceInstance, fn: (session: SqlSession) => Promise<T>): Promise<T> {
-  if (svc.bench.databaseUrl) return withSql({ databaseUrl: svc.bench.databaseUrl }, fn);
-  return svc.whileStopped(() => withSql({ pgliteDir: svc.pgliteDir }, fn));
+  return withSql(svc.databaseUrl, fn);
 }
 
 const TRANSACTION_COLUMNS = 'ledger_transaction_id, from_public_key, to_public_key, amount_stroops, asset_code, user_id, kind, status, created_at';

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { runningEmbeddedServerUrl } from '../src/db/embedded/embedded-server';
+import { postmasterRuns, readPostmasterPid } from '../src/db/embedded/postmaster';
 import { dropDatabase, recreateDatabase } from './database';
 import { request, sleep } from './http';
 
@@ -24,6 +26,8 @@ const tempRoots = new Map<string, boolean>();
 
 function makeTempRoot(label: string, keep: boolean): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `wallet-bench-${label}-`));
+  // As root, the embedded server runs as the postgres user, who must get through to DATA_DIR/pg.
+  fs.chmodSync(root, 0o711);
   tempRoots.set(root, keep);
   return root;
 }
@@ -36,7 +40,10 @@ function removeTempRoot(root: string): void {
 /** After SIGINT: every child stopped, then the temp directories of instances never disposed of. */
 export async function cleanUpAfterInterrupt(graceMs: number): Promise<void> {
   await stopAllChildren(graceMs);
-  for (const root of [...tempRoots.keys()]) removeTempRoot(root);
+  for (const root of [...tempRoots.keys()]) {
+    await stopLeftoverServer(path.join(root, 'data'));
+    removeTempRoot(root);
+  }
 }
 
 export async function freePort(): Promise<number> {
@@ -84,6 +91,22 @@ export async function stopAllChildren(graceMs = 10_000): Promise<void> {
   await Promise.all([...live].map((child) => stopChild(child, graceMs)));
 }
 
+/**
+ * A service that had to be killed (SIGKILL after the grace period) leaves its embedded server
+ * running, in its own session: stopped here (fast shutdown) before the temp directory goes.
+ */
+async function stopLeftoverServer(dataDir: string): Promise<void> {
+  const info = readPostmasterPid(path.join(dataDir, 'pg'));
+  if (!info || !postmasterRuns(info)) return;
+  try {
+    process.kill(info.pid, 'SIGINT');
+  } catch {
+    return; // gone meanwhile
+  }
+  const deadline = Date.now() + 10_000;
+  while (postmasterRuns(info) && Date.now() < deadline) await sleep(100);
+}
+
 function tail(file: string): string {
   try {
     const text = fs.readFileSync(file, 'utf8');
@@ -120,7 +143,7 @@ export interface ServiceOptions {
 export interface BenchEnvironment {
   /** Repository whose src/server.ts is started (the repo itself, or a scratch copy for A/B runs). */
   serviceDir: string;
-  /** PostgreSQL server database, recreated empty for every instance; unset = PGlite in DATA_DIR. */
+  /** PostgreSQL server database, recreated empty for every instance; unset = the embedded server in DATA_DIR. */
   databaseUrl?: string;
   /** Keep temp directories after the run (for debugging). */
   keepTemp: boolean;
@@ -167,9 +190,11 @@ export class ServiceInstance {
     return `${this.baseUrl}/sandbox/horizon`;
   }
 
-  /** PGlite (single-process) needs the service stopped before the bench opens DATA_DIR/pg. */
-  get pgliteDir(): string | undefined {
-    return this.bench.databaseUrl ? undefined : path.join(this.dataDir, 'pg');
+  /** The service's database: the outside server's, or the embedded server the service runs from its DATA_DIR. */
+  get databaseUrl(): string {
+    const url = this.bench.databaseUrl ?? runningEmbeddedServerUrl(this.dataDir);
+    if (!url) throw new Error(`service ${this.options.label}: its embedded database server is not running`);
+    return url;
   }
 
   private env(): NodeJS.ProcessEnv {
@@ -227,16 +252,7 @@ export class ServiceInstance {
   async stop(): Promise<void> {
     if (this.child) await stopChild(this.child);
     this.child = undefined;
-  }
-
-  /** Stops the service, runs fn (e.g. bulk SQL on PGlite's directory), starts it again on the same port. */
-  async whileStopped<T>(fn: () => Promise<T>): Promise<T> {
-    await this.stop();
-    try {
-      return await fn();
-    } finally {
-      await this.start();
-    }
+    await stopLeftoverServer(this.dataDir);
   }
 
   /** The running service's process id: the soak reads its resident memory from /proc/<pid>/status. */

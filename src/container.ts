@@ -135,7 +135,12 @@ function friendbotFor(config: Config, horizonUrl: string): string | undefined {
 export async function buildContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
   const database =
     options.database ??
-    (await openDatabase({ url: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pg'), poolSize: config.databasePoolSize }));
+    (await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+      onEvent: (message) => logger.info(message),
+    }));
   const { db } = database;
 
   const hasher = createPasswordHasher({ cost: config.bcryptCost, threads: config.passwordHashThreads });

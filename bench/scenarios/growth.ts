@@ -101,7 +101,7 @@ export const growth: Scenario = {
       }
       return {
         scenario: 'growth',
-        settings: { ...s, database: onServer ? 'postgres' : 'pglite', ledgerCloseMs: 0, bcryptCost: 4, queries: Object.fromEntries(Object.entries(QUERIES).map(([k, q]) => [k, q.sql])) },
+        settings: { ...s, database: onServer ? 'postgres' : 'embedded', ledgerCloseMs: 0, bcryptCost: 4, queries: Object.fromEntries(Object.entries(QUERIES).map(([k, q]) => [k, q.sql])) },
         baseline: { healthz: Object.fromEntries(curve.map((c) => [c.rows, c.load.healthz])) },
         figures: { curve: curve.map((c) => ({ records: c.rows, seedSeconds: c.seedSeconds, load: c.load, explain: c.explain })), indexes },
         tables: [
@@ -113,7 +113,7 @@ export const growth: Scenario = {
         notes: [
           `The user owns ${s.userRecords} records; the rest belong to ${s.bulkUsers} users seeded in SQL. Both routes answer their default page (100) and the total in X-Total-Count (a second query).`,
           'After each seeding step: VACUUM ANALYZE, as autovacuum would leave a table in steady state.',
-          onServer ? 'EXPLAIN runs on a separate connection while the service idles.' : 'On PGlite, seeding and EXPLAIN run in the bench process with the service stopped (PGlite is single-process); the service restarts after each step, so the warm-up matters.',
+          'Seeding and EXPLAIN run on a separate connection while the service idles.',
         ],
       };
     } finally {

@@ -82,7 +82,7 @@ export const loginStorm: Scenario = {
       const rows = [idle, probeDuring, storm].map((f: LoadFigures) => loadRow(f));
       return {
         scenario: 'login-storm',
-        settings: { ...s, bcryptCost: SERVICE_BCRYPT_COST, database: svc.bench.databaseUrl ? 'postgres' : 'pglite' },
+        settings: { ...s, bcryptCost: SERVICE_BCRYPT_COST, database: svc.bench.databaseUrl ? 'postgres' : 'embedded' },
         baseline: { singleThreadBcrypt: bcryptRate, singleThreadBcryptBefore: bcryptBefore, singleThreadBcryptAfter: bcryptAfter, healthzIdle: idle },
         figures: { logins: storm, healthzDuringStorm: probeDuring, loginsPerSecondVsOneThread: round(ratio, 2) },
         tables: [

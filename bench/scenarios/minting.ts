@@ -129,7 +129,7 @@ export const minting: Scenario = {
       const oneTxParallel = Math.ceil(payments / CHANNELS);
       return {
         scenario: 'minting',
-        settings: { ...s, payments, naira: NAIRA, bcryptCost: 4, channels: CHANNELS, paystack: 'standalone sandbox, no webhook', database: service.bench.databaseUrl ? 'postgres' : 'pglite' },
+        settings: { ...s, payments, naira: NAIRA, bcryptCost: 4, channels: CHANNELS, paystack: 'standalone sandbox, no webhook', database: service.bench.databaseUrl ? 'postgres' : 'embedded' },
         baseline: {
           oneTransactionPerMint: {
             sampleMints: s.sequentialSample,

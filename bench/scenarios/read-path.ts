@@ -53,7 +53,7 @@ export const readPath: Scenario = {
       }
       return {
         scenario: 'read-path',
-        settings: { ...s, database: svc.bench.databaseUrl ? 'postgres' : 'pglite', ledgerCloseMs: 0, bcryptCost: 4 },
+        settings: { ...s, database: svc.bench.databaseUrl ? 'postgres' : 'embedded', ledgerCloseMs: 0, bcryptCost: 4 },
         baseline: { healthz },
         figures: { profile, transactions },
         tables: [{ title: `autocannon, ${s.connections} connections, ${s.durationS} s each (latency ms)`, rows: results.map((f) => loadRow(f)) }],

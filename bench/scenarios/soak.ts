@@ -172,7 +172,7 @@ export const soak: Scenario = {
       ];
       return {
         scenario: 'soak',
-        settings: { ...s, transferAmount: TRANSFER_AMOUNT, startingTokens: STARTING_TOKENS, ledgerCloseMs: 0, bcryptCost: 4, database: svc.bench.databaseUrl ? 'postgres' : 'pglite' },
+        settings: { ...s, transferAmount: TRANSFER_AMOUNT, startingTokens: STARTING_TOKENS, ledgerCloseMs: 0, bcryptCost: 4, database: svc.bench.databaseUrl ? 'postgres' : 'embedded' },
         baseline: { rssIdleMiB: idleMiB, rssBaselineMiB: baseline.rssMiB, rssBaselineAtS: baseline.atS },
         figures: { load: figures, statusClasses: byClass, rssEndMiB: end.rssMiB, rssMaxMiB: maxMiB, rssGrowthPct: round(growth * 100, 1), transactionRecords: records.reduce((a, b) => a + b, 0), rss: samples },
         tables: [
@@ -185,7 +185,7 @@ export const soak: Scenario = {
           'One pass per connection, in order: GET /healthz, GET /api/users/profile, GET /api/ledger/transactions/:userId?limit=20, GET /api/ledger/check-balance/:publicKey, POST /api/users/login, POST /api/ledger/transfer (0.01 to the next user), then 4xx by design: a transfer with an invalid body (400) and the profile without a token (401).',
           'Both by-design 4xx are sent once per pass, so 400 and 401 counts should match; an excess of 400 would be failed transfers.',
           `LEDGER_CLOSE_MS=0, BCRYPT_COST=4 (logins hash at cost 4). ${records.reduce((a, b) => a + b, 0)} transaction records in the users' lists after the run (X-Total-Count summed): the transfers went through.`,
-          'RSS is the service child\'s VmRSS (/proc/<pid>/status): with PGlite it includes the embedded database\'s WASM heap.',
+          'RSS is the service child\'s VmRSS (/proc/<pid>/status): the embedded PostgreSQL server is a separate process, not counted.',
         ],
       };
     } finally {

@@ -137,7 +137,7 @@ export const transfers: Scenario = {
     ];
     return {
       scenario: 'transfers',
-      settings: { ...s, amountPerTransfer: 1, startingTokens: STARTING_TOKENS, bcryptCost: 4, database: ctx.bench.databaseUrl ? 'postgres' : 'pglite' },
+      settings: { ...s, amountPerTransfer: 1, startingTokens: STARTING_TOKENS, bcryptCost: 4, database: ctx.bench.databaseUrl ? 'postgres' : 'embedded' },
       baseline: { oneUser: throughput.baseline },
       figures: { concurrent: throughput.concurrent, confirmation: confirmation.figures, closesHistogram: histogram, worstCloses: worst },
       tables,

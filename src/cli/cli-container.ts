@@ -6,12 +6,13 @@ import type { Logger } from '../logger';
 const LEDGER_WAIT_MS = 60_000;
 
 /**
- * The service's container for an operator command. With an embedded stand-in (no DATABASE_URL,
- * HORIZON_URL or PAYSTACK_SECRET_KEY) the command serves it on PORT as the server would, so the
- * server must be stopped first: taking the port fails fast, before the database is opened.
+ * The service's container for an operator command. The embedded database is shared with a running
+ * service; the embedded ledger and payment provider (no HORIZON_URL or PAYSTACK_SECRET_KEY) are
+ * not: the command serves them on PORT as the server would, so the server must be stopped first
+ * (taking the port fails fast, before the database is opened).
  */
 export async function openCliContainer(config: Config, logger: Logger): Promise<{ container: Container; close(): Promise<void> }> {
-  const embedded = config.databaseUrl === undefined || config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
+  const embedded = config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
   const server = embedded ? await takePort(config) : undefined;
   const container = await buildContainer(config, logger);
   server?.on('request', container.app);
@@ -30,7 +31,7 @@ async function takePort(config: Config): Promise<http.Server> {
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(
         err.code === 'EADDRINUSE'
-          ? new Error(`port ${config.port} is in use: stop the server first (the embedded database and ledger belong to one process)`)
+          ? new Error(`port ${config.port} is in use: stop the server first (the embedded ledger and payment provider are served on it)`)
           : err,
       ),
     );

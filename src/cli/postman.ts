@@ -18,13 +18,13 @@ const DOCS_DIR = path.resolve(__dirname, '../../docs');
  * committed files are out of date (for CI).
  *
  * The route tables are read from a container built with a fixed throwaway configuration (an
- * in-memory database, outside systems on a closed port, nothing contacted), so the output never
- * depends on the local .env: the same tables give the same files on every machine.
+ * embedded database in a temp directory, outside systems on a closed port, nothing contacted), so
+ * the output never depends on the local .env: the same tables give the same files on every machine.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-postman-'));
-  const database = await openDatabase({});
+  const database = await openDatabase({ dataDir, poolSize: 1 });
   try {
     const config = loadConfig({
       NODE_ENV: 'development',

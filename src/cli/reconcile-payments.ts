@@ -10,9 +10,9 @@ import { createLogger } from '../logger';
  * resubmitted as is, never rebuilt while it could still apply. Prints the payments by status
  * before and after.
  *
- * With the embedded database (no DATABASE_URL) or the embedded ledger (no HORIZON_URL), stop the
- * server first: PGlite is one process's database, and the embedded ledger is served on PORT by
- * this process, as by the server.
+ * With the embedded ledger or payment provider (no HORIZON_URL or PAYSTACK_SECRET_KEY), stop the
+ * server first: the sandboxes are served on PORT by this process, as by the server. The embedded
+ * database is shared: the command connects to the server the service runs, or starts it.
  */
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,7 +1,5 @@
-import http from 'node:http';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config/env';
+import { ConfigError, loadConfig } from '../config/env';
 import { openDatabase } from '../db/client';
 import { SEALED_TABLES, WalletKeyRepository } from '../db/repositories/wallet-key.repository';
 import { createLogger } from '../logger';
@@ -14,7 +12,7 @@ import { KeyRotationService, type RotationReport } from '../services/key-rotatio
  *
  * 1. Configure the service with the new key as WALLET_ENCRYPTION_KEY and the old one in
  *    WALLET_ENCRYPTION_KEY_PREVIOUS, and restart it: it reads both, seals new wallets with the new one.
- * 2. Run this with the same configuration, while the service keeps serving (PostgreSQL server).
+ * 2. Run this with the same configuration, while the service keeps serving.
  * 3. When it reports nothing remaining, drop the old key from WALLET_ENCRYPTION_KEY_PREVIOUS.
  *
  * Exit status: 0 all rows are under the current key; 3 some rows remain (unreadable with the
@@ -22,7 +20,7 @@ import { KeyRotationService, type RotationReport } from '../services/key-rotatio
  *
  * Only the configuration and the database are built, not the whole container: rotation needs no
  * ledger, provider or mail, and the container would open the embedded sandboxes' state. With the
- * embedded database (no DATABASE_URL) stop the server first: PGlite belongs to one process.
+ * embedded database (no DATABASE_URL) it connects to the server the service runs, or starts it.
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { 'batch-size': { type: 'string' } } });
@@ -33,8 +31,7 @@ async function main(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const portGuard = config.databaseUrl === undefined ? await takePort(config) : undefined;
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pg'), poolSize: 2 });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   try {
     const cipher = new WalletCipher(config.walletKeys.current, config.walletKeys.previous);
     const rotation = new KeyRotationService(new WalletKeyRepository(database.db), cipher, logger);
@@ -44,7 +41,6 @@ async function main(): Promise<void> {
     if (Object.values(report.remaining).some((byKey) => Object.keys(byKey).length > 0)) process.exitCode = 3;
   } finally {
     await database.close();
-    if (portGuard) await new Promise<void>((resolve) => portGuard.close(() => resolve()));
   }
 }
 
@@ -56,18 +52,6 @@ function describe(report: RotationReport): string[] {
   const remaining = SEALED_TABLES.flatMap((table) => Object.entries(report.remaining[table]).map(([keyId, n]) => `${table} ${n} under ${keyId}`));
   lines.push(remaining.length === 0 ? 'remaining under other keys: none (the previous key can be removed)' : `remaining under other keys: ${remaining.join('; ')}`);
   return lines;
-}
-
-/** Taking the port fails fast while the server (and so its embedded database) still runs. */
-async function takePort(config: Config): Promise<http.Server> {
-  const server = http.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'EADDRINUSE' ? new Error(`port ${config.port} is in use: stop the server first (the embedded database belongs to one process)`) : err),
-    );
-    server.listen(config.port, '127.0.0.1', resolve);
-  });
-  return server;
 }
 
 main().catch((err: unknown) => {

@@ -5,6 +5,27 @@ import path from 'node:path';
 export interface DevSecrets {
   jwtSecret: string;
   walletEncryptionKey: string;
+  /** The embedded PostgreSQL server's password (no DATABASE_URL). Absent from files written before it existed. */
+  databasePassword?: string;
+}
+
+function generate(): Required<DevSecrets> {
+  return {
+    jwtSecret: crypto.randomBytes(48).toString('base64url'),
+    walletEncryptionKey: crypto.randomBytes(32).toString('base64'),
+    databasePassword: crypto.randomBytes(24).toString('base64url'),
+  };
+}
+
+const secretsFile = (dataDir: string) => path.join(dataDir, 'secrets.json');
+
+function read(file: string): DevSecrets | undefined {
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecrets) : undefined;
+}
+
+/** The secrets kept in DATA_DIR, if any; nothing is generated. */
+export function readDevSecrets(dataDir: string): DevSecrets | undefined {
+  return read(secretsFile(dataDir));
 }
 
 /**
@@ -12,19 +33,33 @@ export interface DevSecrets {
  * wallets survive a restart. Production never reaches this (config refuses it).
  */
 export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
-  const file = path.join(dataDir, 'secrets.json');
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecrets;
+  const file = secretsFile(dataDir);
+  const existing = read(file);
+  if (existing) return existing;
   fs.mkdirSync(dataDir, { recursive: true });
-  const secrets: DevSecrets = {
-    jwtSecret: crypto.randomBytes(48).toString('base64url'),
-    walletEncryptionKey: crypto.randomBytes(32).toString('base64'),
-  };
+  const secrets = generate();
   // wx: two processes starting together must not overwrite each other's freshly made secrets.
   try {
     fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecrets;
+    return read(file)!;
   }
   return secrets;
+}
+
+/**
+ * The embedded server's password, kept with the other generated secrets. A secrets file from
+ * before the embedded server gets one added, the other secrets unchanged. Callers hold the
+ * embedded server's start lock, so two processes never add different passwords.
+ */
+export function embeddedDatabasePassword(dataDir: string): string {
+  const secrets = loadOrCreateDevSecrets(dataDir);
+  if (secrets.databasePassword) return secrets.databasePassword;
+  const file = secretsFile(dataDir);
+  const updated: DevSecrets = { ...secrets, databasePassword: generate().databasePassword };
+  const partial = `${file}.${process.pid}`;
+  fs.writeFileSync(partial, JSON.stringify(updated, null, 2), { mode: 0o600 });
+  fs.renameSync(partial, file);
+  return updated.databasePassword!;
 }

@@ -1,21 +1,21 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { attachEmbeddedServer, type EmbeddedServer } from './embedded/embedded-server';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
-/** The one database type the repositories see, whichever engine is underneath. */
+/** The one database type the repositories see. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 /** A transaction handle has the same query surface as the database. */
 export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
 
 export interface DatabaseHandle {
   db: Database;
-  kind: 'pglite' | 'postgres';
+  /** `embedded`: the server this service runs from DATA_DIR/pg; `server`: DATABASE_URL. Same code path either way. */
+  kind: 'embedded' | 'server';
   /**
    * Runs fn while holding a PostgreSQL advisory lock named by key, so that processes sharing the
-   * database never act on one ledger account at once. Embedded PGlite has a single process, so
-   * there it only runs fn.
+   * database never act on one ledger account at once.
    */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -24,24 +24,46 @@ export interface DatabaseHandle {
 const MIGRATIONS_FOLDER = path.resolve(__dirname, '../../drizzle');
 
 export interface DatabaseOptions {
-  /** postgres:// URL of a server; unset = embedded PGlite. */
+  /** postgres:// URL of a server; unset = the embedded server of `dataDir`. */
   url?: string;
-  /** Where PGlite keeps its files; unset = in memory (tests). */
-  pgliteDir?: string;
+  /** DATA_DIR: the embedded server keeps its files in DATA_DIR/pg. Required without a URL. */
+  dataDir?: string;
   poolSize?: number;
+  /** Told what the embedded server did (started, adopted, stale pid removed...). */
+  onEvent?: (message: string) => void;
 }
 
-/** Opens the database and applies the committed migrations before anything else touches it. */
+/**
+ * Opens the database and applies the committed migrations before anything else touches it.
+ * Without a URL the embedded server is started (or found running) first; either way the service
+ * talks to a PostgreSQL server through one `pg` pool.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  const handle = options.url ? await openPostgres(options.url, options.poolSize ?? 10) : await openPglite(options.pgliteDir);
-  return handle;
+  if (options.url) return { ...(await openPostgres(options.url, options.poolSize ?? 10, 'wallet')), kind: 'server' };
+  if (!options.dataDir) throw new Error('openDatabase: neither a database URL nor a DATA_DIR for the embedded server');
+  const server: EmbeddedServer = await attachEmbeddedServer({ dataDir: options.dataDir, onEvent: options.onEvent });
+  let handle: Omit<DatabaseHandle, 'kind'>;
+  try {
+    handle = await openPostgres(server.url(), options.poolSize ?? 10, server.applicationName);
+  } catch (err) {
+    await server.release().catch(() => undefined);
+    throw err;
+  }
+  return {
+    ...handle,
+    kind: 'embedded',
+    close: async () => {
+      await handle.close();
+      await server.release();
+    },
+  };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, poolSize: number, applicationName: string): Promise<Omit<DatabaseHandle, 'kind'>> {
   const { Pool } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-  const pool = new Pool({ connectionString: url, max: poolSize });
+  const pool = new Pool({ connectionString: url, max: poolSize, application_name: applicationName });
   // An idle client losing its server (restart, failover) must not crash the process.
   pool.on('error', () => undefined);
   survivesLostConnections(pool);
@@ -71,7 +93,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   // One connection at a time, reopened after it is lost (the server releases a lost session's locks).
   const lockSession = (): Promise<Session> => {
     if (lockClient) return lockClient;
-    const client = new Client({ connectionString: url });
+    const client = new Client({ connectionString: url, application_name: applicationName });
     const opening = client.connect().then(() => client);
     const forget = () => {
       if (lockClient === opening) lockClient = undefined;
@@ -102,7 +124,6 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
   return {
     db: db as unknown as Database,
-    kind: 'postgres',
     withLock: (key, fn) => locally(key, () => withSessionLock(key, fn)),
     close: async () => {
       await (await lockClient?.catch(() => undefined))?.end();
@@ -140,18 +161,7 @@ function survivesLostConnections(pool: { on(event: 'connect', listener: (client:
   });
 }
 
-async function openPglite(dir: string | undefined): Promise<DatabaseHandle> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { drizzle } = await import('drizzle-orm/pglite');
-  const { migrate } = await import('drizzle-orm/pglite/migrator');
-  if (dir) fs.mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir ? { dataDir: dir } : {});
-  const db = drizzle(client, { schema });
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return { db: db as unknown as Database, kind: 'pglite', withLock: (_key, fn) => fn(), close: () => client.close() };
-}
-
-/** PostgreSQL's unique_violation, raised by either engine. */
+/** PostgreSQL's unique_violation. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = findPgError(err);
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);

@@ -10,10 +10,11 @@ jest.setTimeout(60_000);
 
 /**
  * With TEST_DATABASE_URL (a PostgreSQL server on this machine), the server itself is restarted
- * while requests run. PGlite lives inside this process and cannot be restarted under it, so on
- * PGlite the same failure is played inside the engine: for a while every wallet insert fails with
- * the error an in-flight query gets from a restarting server (57P01 admin_shutdown), which hits
- * signup in the middle of its transaction, after the user row was written.
+ * while requests run. The embedded server of `npm test` is shared by every Jest worker of the run,
+ * so there the same failure is played inside the engine, in this worker's database only: for a
+ * while every wallet insert fails with the error an in-flight query gets from a restarting server
+ * (57P01 admin_shutdown), which hits signup in the middle of its transaction, after the user row
+ * was written.
  */
 const onServer = process.env.TEST_DATABASE_URL !== undefined;
 

@@ -2,19 +2,17 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { startTestApp, type TestApp } from './test-app';
 
 /** Screenshots land here (kept after the run, ignored by git). */
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 
-/** Debian's Chromium, headless, with everything that would reach the network switched off. */
+/** Headless Chromium (Debian's, or the npm package's: see chromium.ts). */
 export async function launchBrowser(): Promise<Browser> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return launchChromium();
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

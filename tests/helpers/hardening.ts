@@ -5,7 +5,7 @@ import jwt from 'jsonwebtoken';
 import type { DatabaseHandle } from '../../src/db/client';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from './test-app';
 
-/** Rows of a raw query, whichever driver answered (PGlite and node-postgres both return `rows`). */
+/** Rows of a raw query (node-postgres returns them in `rows`). */
 export async function rowsOf<T>(database: DatabaseHandle, query: ReturnType<typeof sql>): Promise<T[]> {
   const result = await database.db.execute(query);
   return (Array.isArray(result) ? result : (result as unknown as { rows: T[] }).rows) as T[];

@@ -15,7 +15,7 @@ import { WalletCipher } from '../../src/security/wallet-cipher';
 import { KeyRotationService } from '../../src/services/key-rotation.service';
 import { WalletService } from '../../src/services/wallet.service';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { closedPort, rowsOf, startAppKeepingData } from '../helpers/hardening';
+import { rowsOf, startAppKeepingData } from '../helpers/hardening';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
 
@@ -41,7 +41,7 @@ async function sealedRows(app: TestApp): Promise<SealedRow[]> {
   return rows;
 }
 
-// The CLI test starts two real processes (tsx, PGlite): slower than the rest.
+// The CLI test starts an embedded server and two real processes (tsx): slower than the rest.
 jest.setTimeout(60_000);
 
 let ledger: RunningLedger;
@@ -170,7 +170,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
 });
 
 describe('npm run wallet:rotate-key', () => {
-  const run = (dataDir: string, port: number) =>
+  const run = (dataDir: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         'npm',
@@ -181,7 +181,6 @@ describe('npm run wallet:rotate-key', () => {
             ...process.env,
             NODE_OPTIONS: '',
             DATA_DIR: dataDir,
-            PORT: String(port),
             DATABASE_URL: '',
             JWT_SECRET: TEST_JWT_SECRET,
             WALLET_ENCRYPTION_KEY: KEY_B,
@@ -194,11 +193,13 @@ describe('npm run wallet:rotate-key', () => {
       );
     });
 
-  it('re-encrypts an embedded database, prints the counts, and finds nothing the second time', async () => {
+  it('re-encrypts an embedded database while another process uses its server, and finds nothing the second time', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rotate-cli-'));
+    // This process starts DATA_DIR's embedded server, as the service would, and keeps it open:
+    // the command connects to that server rather than starting a second one.
+    const db = await openDatabase({ dataDir });
     try {
-      // Seal three wallets, an archived one and a system account under A, in the CLI's own database.
-      const db = await openDatabase({ pgliteDir: path.join(dataDir, 'pg') });
+      // Seal three wallets, an archived one and a system account under A.
       const cipherA = new WalletCipher(Buffer.from(KEY_A, 'base64'));
       const userRepo = new UserRepository(db.db);
       const walletRepo = new WalletRepository(db.db);
@@ -216,10 +217,8 @@ describe('npm run wallet:rotate-key', () => {
       const issuer = Keypair.random();
       const sealed = cipherA.seal(issuer.secret(), issuer.publicKey());
       await new SystemAccountRepository(db.db).insertOnce({ name: 'issuer', publicKey: issuer.publicKey(), secretCiphertext: sealed.ciphertext, keyId: sealed.keyId });
-      await db.close();
 
-      const port = await closedPort();
-      const first = await run(dataDir, port);
+      const first = await run(dataDir);
       expect(first.stderr).toBe('');
       expect(first.code).toBe(0);
       expect(first.stdout).toContain(`current key id ${ID_B}; previous key ids: ${ID_A}`);
@@ -228,24 +227,21 @@ describe('npm run wallet:rotate-key', () => {
       expect(first.stdout).toContain('system_accounts: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(first.stdout).toContain('remaining under other keys: none');
 
-      const second = await run(dataDir, port);
+      const second = await run(dataDir);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('wallets: 0 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(second.stdout).toContain('system_accounts: 0 re-encrypted');
 
-      const check = await openDatabase({ pgliteDir: path.join(dataDir, 'pg') });
-      try {
-        const onlyB = new WalletCipher(Buffer.from(KEY_B, 'base64'));
-        const rows = await check.db.select().from(walletsTable);
-        expect(rows).toHaveLength(3);
-        for (const row of rows) {
-          expect(row.keyId).toBe(ID_B);
-          expect(Keypair.fromSecret(onlyB.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.publicKey)).publicKey()).toBe(row.publicKey);
-        }
-      } finally {
-        await check.close();
+      // The command left the server running for this process, which reads the result on it.
+      const onlyB = new WalletCipher(Buffer.from(KEY_B, 'base64'));
+      const rows = await db.db.select().from(walletsTable);
+      expect(rows).toHaveLength(3);
+      for (const row of rows) {
+        expect(row.keyId).toBe(ID_B);
+        expect(Keypair.fromSecret(onlyB.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.publicKey)).publicKey()).toBe(row.publicKey);
       }
     } finally {
+      await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

