@@ -45,7 +45,7 @@ const envSchema = z.object({
   LEDGER_SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   LEDGER_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
-  LEDGER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  LEDGER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
   LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
