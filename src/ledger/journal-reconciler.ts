@@ -1,5 +1,6 @@
 import type { EnvelopeRow, EntryRow } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
+import { PeriodicTask } from '../workers/periodic-task';
 import { factsOf } from './envelope-fate';
 import type { LedgerJournal } from './ledger-journal';
 
@@ -22,35 +23,27 @@ export interface ReconcilerOptions {
  *   one): a new envelope is built for it.
  */
 export class JournalReconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly journal: LedgerJournal,
     private readonly options: ReconcilerOptions,
     private readonly logger: Logger,
-  ) {}
-
-  start(intervalMs: number): void {
-    void this.run();
-    this.timer = setInterval(() => void this.run(), intervalMs);
-    this.timer.unref();
+  ) {
+    this.task = new PeriodicTask(() => this.reconcile(), logger, 'reconciliation deferred');
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(intervalMs: number): void {
+    this.task.start(intervalMs);
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass; concurrent calls share it. */
   run(): Promise<void> {
-    this.running ??= this.reconcile()
-      .then(() => undefined)
-      .catch((err: unknown) => this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'reconciliation deferred'))
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    return this.task.run();
   }
 
   /** Passes until nothing is due (for tests and the CLI). */

@@ -2,6 +2,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { Logger } from '../logger';
+import { PeriodicTask } from '../workers/periodic-task';
 import type { WalletActivator, WalletService } from './wallet.service';
 
 export interface WalletActivationOptions {
@@ -19,8 +20,7 @@ export interface WalletActivationOptions {
  * any pending wallet that has none (its process died before writing one, or the ledger refused it).
  */
 export class WalletActivationService implements WalletActivator {
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly journal: LedgerJournal,
@@ -28,7 +28,16 @@ export class WalletActivationService implements WalletActivator {
     private readonly walletService: WalletService,
     private readonly options: WalletActivationOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(
+      async () => {
+        const pending = await this.wallets.listPendingUnjournaled(500);
+        await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
+      },
+      logger,
+      'wallet activation sweep failed',
+    );
+  }
 
   /** Signup's call: the key pair was just generated, so the ledger lookup is skipped. Never throws. */
   async activate(wallet: { userId: string; publicKey: string }): Promise<void> {
@@ -50,28 +59,15 @@ export class WalletActivationService implements WalletActivator {
 
   /** Gives every pending wallet without a live journal entry a new one; runs at start and on an interval. */
   sweep(): Promise<void> {
-    this.sweeping ??= (async () => {
-      try {
-        const pending = await this.wallets.listPendingUnjournaled(500);
-        await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
-      } catch (err) {
-        this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'wallet activation sweep failed');
-      } finally {
-        this.sweeping = undefined;
-      }
-    })();
-    return this.sweeping;
+    return this.task.run();
   }
 
   start(): void {
-    void this.sweep();
-    this.timer = setInterval(() => void this.sweep(), this.options.retryIntervalMs);
-    this.timer.unref();
+    this.task.start(this.options.retryIntervalMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {

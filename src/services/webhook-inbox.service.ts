@@ -1,5 +1,6 @@
 import type { WebhookEventRow, WebhookInboxRepository } from '../db/repositories/webhook-inbox.repository';
 import type { Logger } from '../logger';
+import { PeriodicTask } from '../workers/periodic-task';
 import type { PaymentService } from './payment.service';
 
 export interface WebhookInboxOptions {
@@ -18,15 +19,16 @@ export interface WebhookInboxOptions {
  * the redirect is still credited. Claimed in the database, so any number of processes run it.
  */
 export class WebhookInboxService {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly inbox: WebhookInboxRepository,
     private readonly payments: PaymentService,
     private readonly options: WebhookInboxOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(() => this.process(), logger, 'webhook inbox deferred');
+  }
 
   /**
    * Stores a verified charge.success for one of this service's payments, and settles it at once in
@@ -39,23 +41,16 @@ export class WebhookInboxService {
   }
 
   start(intervalMs: number): void {
-    void this.run();
-    this.timer = setInterval(() => void this.run(), intervalMs);
-    this.timer.unref();
+    this.task.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
+  /** Settles every event due now (or joins the pass already running). */
   run(): Promise<void> {
-    this.running ??= this.process()
-      .catch((err: unknown) => this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'webhook inbox deferred'))
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+    return this.task.run();
   }
 
   private async process(): Promise<void> {
