@@ -40,7 +40,7 @@ const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers 
 
 **Lists** take \`?limit\` (default 100, at most 1000) and \`?offset\`; the body is an array and the total is in \`X-Total-Count\`.
 
-**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header: the same key and body replay the first answer without moving money again.`;
+**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header: the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).`;
 
 /** `/users/:userId` -> `/users/{userId}`. */
 export const toOpenApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -119,7 +119,7 @@ const idempotencyHeader = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,200}$/)
     .optional()
-    .meta({ description: 'Optional. The same key and body from the same caller within 24 hours replays the first answer; another body is 409.' }),
+    .meta({ description: 'Optional. The same key and body from the same caller within 24 hours answer the same ledger transaction (its current state) without moving money again; another body is 409.' }),
 });
 
 function successResponse(route: RouteDef, notes: RouteNotes): ResponseConfig {
