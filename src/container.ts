@@ -71,6 +71,9 @@ export interface Container {
   close(): Promise<void>;
 }
 
+/** How long shutdown waits for ledger submissions in flight before leaving them to the journal. */
+const DRAIN_GRACE_MS = 10_000;
+
 export interface ContainerOptions {
   /** An already open database (tests share one per worker); otherwise opened from config. */
   database?: DatabaseHandle;
@@ -310,8 +313,9 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       await activation.stop();
       await reconciler.stop();
       await webhookInbox.stop();
-      // Whatever is in flight finishes or stays in the journal for the next process.
-      await journal.drain();
+      // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
+      // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).
+      await Promise.race([journal.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);
       await sandboxes.paystack?.close();
       await sandboxes.horizon?.close();
       mailer.close();

@@ -14,14 +14,14 @@ import { TEST_JWT_SECRET, TEST_WALLET_KEY } from '../helpers/test-app';
  * restarted. Every movement happens exactly once, and `npm run ledger:audit` (a process too)
  * finds the database and the ledger in agreement.
  */
-jest.setTimeout(240_000);
+jest.setTimeout(300_000);
 
 let ledger: RunningLedger;
 let provider: RunningProvider;
 let processes: ServiceProcess[] = [];
 
 beforeAll(async () => {
-  ledger = await startLedgerSandbox();
+  ledger = await startLedgerSandbox({ idleCloseMs: 1000 });
   provider = await startPaystackSandbox();
 });
 afterEach(async () => {
@@ -51,6 +51,9 @@ function serviceEnv(databaseUrl: string): Record<string, string> {
     LEDGER_SETTLE_BASE_MS: '50',
     LEDGER_ANSWER_WAIT_MS: '2000',
     LEDGER_LEASE_MS: '1500',
+    // An envelope that was marked sent but never delivered (killed in between) is proven dead once
+    // its maxTime has passed on the ledger: keep that short.
+    LEDGER_TX_TIMEOUT_SECONDS: '6',
     LEDGER_RECHECK_MS: '300',
     RECONCILE_INTERVAL_MS: '300',
     WEBHOOK_RETRY_BASE_MS: '300',
@@ -159,7 +162,7 @@ describe('two service processes on one database', () => {
 describe('a service process killed with SIGKILL during a load', () => {
   it('is restarted and finishes every payment and transfer exactly once', async () => {
     // Ledgers close every 400 ms, so a kill lands while envelopes wait for their ledger.
-    const slowLedger = await startLedgerSandbox({ ledgerCloseMs: 400 });
+    const slowLedger = await startLedgerSandbox({ ledgerCloseMs: 400, idleCloseMs: 1000 });
     try {
       const databaseUrl = await scratchDatabase(`procs_kill_${process.pid}`);
       const env = { ...serviceEnv(databaseUrl), ...slowLedger.env };

@@ -51,7 +51,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       if (!running || running.exitCode !== null) return;
       const gone = new Promise((resolve) => running.once('exit', resolve));
       running.kill(signal);
+      // A graceful stop has 20 s; then it is killed, so a test's teardown never hangs.
+      const late = setTimeout(() => running.kill('SIGKILL'), 20_000);
       await gone;
+      clearTimeout(late);
     },
   };
 }

@@ -18,6 +18,8 @@ export interface HorizonSandboxOptions {
   dataDir?: string;
   /** 0 (default) applies each submission at once; N closes a ledger every N ms. */
   ledgerCloseMs?: number;
+  /** An empty ledger closes after this long without one, as on Stellar (default 5000; 0 = never). */
+  idleCloseMs?: number;
   /** Random source for FaultPlan.share, values in [0, 1); default Math.random. Tests pass a fixed sequence. */
   faultRandom?: () => number;
 }
@@ -59,7 +61,7 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
     store?.recordClosedLedger(closed);
     ingestion.ledgerClosed(closed.header.sequence, priorImages);
   });
-  const clock = new LedgerClock(ledger, ledgerCloseMs);
+  const clock = new LedgerClock(ledger, ledgerCloseMs, options.idleCloseMs ?? 5000);
   const faults = new FaultInjector(() => ingestion.release(), options.faultRandom);
   const router = createHorizonRouter({ state, clock, ingestion, faults, networkPassphrase });
 

@@ -21,16 +21,30 @@ interface Pending {
 export class LedgerClock {
   private queue: Pending[] = [];
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
+  /**
+   * `idleCloseMs`: when no ledger has closed for this long, an empty one closes, as Stellar closes
+   * a ledger every ~5 s whether or not anyone submits. Without it an idle sandbox's time would
+   * stand still, and no envelope's maxTime could ever be seen to pass. 0 turns it off.
+   */
   constructor(
     private readonly ledger: SandboxLedger,
     private readonly closeMs: number,
+    idleCloseMs = 5000,
   ) {
     if (closeMs > 0) {
       this.timer = setInterval(() => this.closeNow(), closeMs);
       // the ledger timer alone must never keep a process (or a test run) alive
       this.timer.unref();
+    }
+    if (idleCloseMs > 0) {
+      this.idleTimer = setInterval(() => {
+        const idleMs = Date.now() - this.ledger.state.latest.closedAt * 1000;
+        if (this.queue.length === 0 && idleMs >= idleCloseMs) this.ledger.closeLedger([], Date.now(), { allowEmpty: true });
+      }, Math.max(100, Math.floor(idleCloseMs / 5)));
+      this.idleTimer.unref();
     }
   }
 
@@ -47,6 +61,7 @@ export class LedgerClock {
   stop(): void {
     if (this.stopped) return;
     if (this.timer) clearInterval(this.timer);
+    if (this.idleTimer) clearInterval(this.idleTimer);
     this.closeNow();
     this.stopped = true;
   }

@@ -31,7 +31,11 @@ export class SandboxLedger {
     private readonly onLedgerClosed: (closed: ClosedLedger, priorImages: ReadonlyMap<string, AccountEntry | undefined>) => void,
   ) {}
 
-  closeLedger(submissions: readonly Submission[], nowMs = Date.now()): SubmissionResult[] {
+  /**
+   * `allowEmpty`: close a ledger even when nothing went in, as the network does every few seconds
+   * whether or not anyone submits (time passes on the ledger: envelopes' maxTime can pass).
+   */
+  closeLedger(submissions: readonly Submission[], nowMs = Date.now(), options: { allowEmpty?: boolean } = {}): SubmissionResult[] {
     const { state } = this;
     const sequence = state.latest.sequence + 1;
     // close times never go backwards, even if the host clock does
@@ -85,7 +89,7 @@ export class SandboxLedger {
     });
     state.priorImages = undefined;
 
-    if (transactions.length === 0) return results;
+    if (transactions.length === 0 && !options.allowEmpty) return results;
     const header: LedgerHeader = {
       sequence,
       hash: ledgerHash(

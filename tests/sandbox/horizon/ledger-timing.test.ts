@@ -96,3 +96,37 @@ describe('with ledgers closing on submission (ledgerCloseMs 0)', () => {
     expect(second.ledger).toBe(first.ledger + 1);
   });
 });
+
+describe('an idle network', () => {
+  it('closes an empty ledger when none closed for idleCloseMs, so time passes on the ledger as on Stellar', async () => {
+    const harness = await startSandbox({ idleCloseMs: 400 });
+    try {
+      await fundedAccount(harness);
+      const before = await harness.horizon.ledgers().order('desc').limit(1).call();
+      const first = before.records[0]!;
+
+      await sleep(1300);
+
+      const after = await harness.horizon.ledgers().order('desc').limit(1).call();
+      const latest = after.records[0]!;
+      expect(latest.sequence).toBeGreaterThan(first.sequence);
+      expect(latest.successful_transaction_count).toBe(0);
+      expect(Date.parse(latest.closed_at)).toBeGreaterThan(Date.parse(first.closed_at));
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('closes none with idleCloseMs 0', async () => {
+    const harness = await startSandbox({ idleCloseMs: 0 });
+    try {
+      await fundedAccount(harness);
+      const before = (await harness.horizon.ledgers().order('desc').limit(1).call()).records[0]!;
+      await sleep(600);
+      const after = (await harness.horizon.ledgers().order('desc').limit(1).call()).records[0]!;
+      expect(after.sequence).toBe(before.sequence);
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -35,8 +35,9 @@ export function clientFor(url: string, passphrase = SANDBOX_NETWORK_PASSPHRASE):
   return { url, horizon: new Horizon.Server(url, { allowHttp: true }), passphrase };
 }
 
+/** Idle ledgers are off unless a test asks for them: the others count ledgers exactly. */
 export async function startSandbox(options: HorizonSandboxOptions = {}): Promise<SandboxHarness> {
-  const sandbox = await createHorizonSandbox(options);
+  const sandbox = await createHorizonSandbox({ idleCloseMs: 0, ...options });
   const app = express();
   app.use('/sandbox/horizon', sandbox.router);
   const server = await new Promise<Server>((resolve) => {
