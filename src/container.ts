@@ -223,15 +223,19 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
     logger,
   );
-  const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl);
+  // Deletions and credential changes made here are seen at once (forget); made by another
+  // process, within this TTL.
   const principals = new PrincipalCache(2000);
-  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (id) =>
+  const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl, (id) =>
     principals.forget({ id, role: 'user' }),
+  );
+  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (p) =>
+    principals.forget(p),
   );
 
   const requireRole = authenticate(
     tokens,
-    principals.wrap((p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id))),
+    principals.wrap((p) => (p.role === 'admin' ? admins.firstAcceptedIat(p.id) : users.firstAcceptedIat(p.id))),
   );
   const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
 

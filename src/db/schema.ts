@@ -12,7 +12,11 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     firstName: text('first_name').notNull(),
     lastName: text('last_name').notNull(),
-    /** Any reset token issued before this instant is void: a password change invalidates it. */
+    /**
+     * The last credential change (password reset, or an admin changing the e-mail); equal to
+     * created_at until then. Access tokens issued in or before its second are refused
+     * (src/security/sessions.ts).
+     */
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -31,6 +35,8 @@ export const admins = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
+    /** As users.password_changed_at: equal to created_at until the password changes. */
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('admins_email_key').on(t.email)],

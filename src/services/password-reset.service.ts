@@ -16,6 +16,8 @@ export class PasswordResetService {
     private readonly tokens: TokenService,
     private readonly mailer: Mailer,
     private readonly publicBaseUrl: string,
+    /** Told after a password changes (the auth cache forgets the user at once). */
+    private readonly onPasswordChanged: (userId: string) => void = () => undefined,
   ) {}
 
   /**
@@ -59,5 +61,7 @@ export class PasswordResetService {
       return true;
     });
     if (!done) throw new AppError('TOKEN_INVALID', 'Reset token invalid');
+    // setPassword bumped password_changed_at: every access token issued until now is refused.
+    this.onPasswordChanged(claims.sub);
   }
 }

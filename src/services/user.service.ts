@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/client';
 import type { UserRepository } from '../db/repositories/user.repository';
 import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
+import { firstAcceptedIat, waitUntilAccepted } from '../security/sessions';
 import type { TokenService } from '../security/tokens';
 import type { WalletActivator, WalletService } from './wallet.service';
 
@@ -63,6 +64,8 @@ export class UserService {
     const hash = user?.passwordHash ?? (await this.getDummyHash());
     const matches = await this.hasher.compare(password, hash);
     if (!user || !matches) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    // Right after a password reset, a token of this very second would be refused: wait for the next.
+    await waitUntilAccepted(user);
     const profile = await this.profile(user.id);
     return { token: this.tokens.issueAccess(user.id, 'user'), profile };
   }
@@ -95,6 +98,12 @@ export class UserService {
 
   async exists(userId: string): Promise<boolean> {
     return this.users.exists(userId);
+  }
+
+  /** The first access-token `iat` the user accepts; undefined when the user no longer exists. */
+  async firstAcceptedIat(userId: string): Promise<number | undefined> {
+    const times = await this.users.credentialTimes(userId);
+    return times && firstAcceptedIat(times);
   }
 
   private getDummyHash(): Promise<string> {
