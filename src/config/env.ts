@@ -33,7 +33,8 @@ const envSchema = z.object({
   ISSUER_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   DISTRIBUTION_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   WALLET_STARTING_XLM: decimalText.default('2.5'),
-  TOKENS_PER_NAIRA: decimalText.default('1'),
+  // At least one stroop per Naira: a rate of 0 would take buyers' money and mint nothing.
+  TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
   PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
