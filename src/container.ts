@@ -43,6 +43,7 @@ import { WebhookInboxService } from './services/webhook-inbox.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
+import { errorReason } from './errors/loggable-error';
 
 export interface Container {
   config: Config;
@@ -301,7 +302,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       journal
         .ready()
         .then((ready) => (readyLedger = ready))
-        .catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
+        .catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'ledger not ready yet'));
       activation.start();
       // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
       purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);

@@ -3,6 +3,7 @@ import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repo
 import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { Logger } from '../logger';
 import type { WalletActivator, WalletService } from './wallet.service';
+import { errorReason } from '../errors/loggable-error';
 
 export interface WalletActivationOptions {
   startingXlm: string;
@@ -55,7 +56,7 @@ export class WalletActivationService implements WalletActivator {
         const pending = await this.wallets.listPendingUnjournaled(500);
         await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
       } catch (err) {
-        this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'wallet activation sweep failed');
+        this.logger.warn({ reason: errorReason(err) }, 'wallet activation sweep failed');
       } finally {
         this.sweeping = undefined;
       }
@@ -82,7 +83,7 @@ export class WalletActivationService implements WalletActivator {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
       // address, or an earlier answer was lost): look at the ledger and add what is missing.
       if (fresh) return this.activateOne(wallet, false, waitMs);
-      this.logger.warn({ userId: wallet.userId, reason: err instanceof Error ? err.message : String(err) }, 'wallet activation deferred');
+      this.logger.warn({ userId: wallet.userId, reason: errorReason(err) }, 'wallet activation deferred');
     }
   }
 }
