@@ -17,6 +17,7 @@ import { TransactionRepository } from './db/repositories/transaction.repository'
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
 import { JournalRepository } from './db/repositories/journal.repository';
+import { MailOutboxRepository } from './db/repositories/mail-outbox.repository';
 import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
@@ -37,6 +38,7 @@ import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox }
 import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
+import { MailOutboxService } from './services/mail-outbox.service';
 import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
 import { WebhookInboxService } from './services/webhook-inbox.service';
@@ -61,13 +63,14 @@ export interface Container {
   payments: PaymentService;
   reconciler: JournalReconciler;
   webhookInbox: WebhookInboxService;
+  mailOutbox: MailOutboxService;
   metrics: ServiceMetrics;
   /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
   routeGroups: Record<string, RouteDef[]>;
   app: Express;
   /** Compares the database with the ledger (npm run ledger:audit). */
   audit(): Promise<AuditReport>;
-  /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox. */
+  /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox, mail outbox. */
   start(): void;
   close(): Promise<void>;
 }
@@ -227,8 +230,27 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   // Deletions and credential changes made here are seen at once (forget); made by another
   // process, within this TTL.
   const principals = new PrincipalCache(2000);
-  const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl, (id) =>
-    principals.forget({ id, role: 'user' }),
+  const resetRepo = new PasswordResetRepository(db);
+  const mailOutboxRepo = new MailOutboxRepository(db);
+  const mailOutbox = new MailOutboxService(
+    mailOutboxRepo,
+    resetRepo,
+    tokens,
+    mailer,
+    // The lease outlasts the mailer's SMTP timeouts (10 s connect, 10 s greeting, 20 s idle).
+    { publicBaseUrl: config.publicBaseUrl, leaseMs: 2 * 60 * 1000, retryBaseMs: config.mailRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 12 },
+    logger,
+  );
+  const resets = new PasswordResetService(
+    db,
+    userRepo,
+    resetRepo,
+    hasher,
+    tokens,
+    mailOutboxRepo,
+    // In the background: the answer never waits for the mail server.
+    () => setImmediate(() => void mailOutbox.run()),
+    (id) => principals.forget({ id, role: 'user' }),
   );
   const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (p) =>
     principals.forget(p),
@@ -284,6 +306,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     payments,
     reconciler,
     webhookInbox,
+    mailOutbox,
     metrics,
     async audit() {
       const ready = await journal.ready();
@@ -309,12 +332,14 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);
+      mailOutbox.start(timing.reconcileIntervalMs);
     },
     async close() {
       clearInterval(purgeTimer);
       await activation.stop();
       await reconciler.stop();
       await webhookInbox.stop();
+      await mailOutbox.stop();
       // Whatever is in flight finishes or stays in the journal for the next process.
       await journal.drain();
       await sandboxes.paystack?.close();

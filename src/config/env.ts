@@ -52,6 +52,7 @@ const envSchema = z.object({
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -130,6 +131,8 @@ export interface Config {
     reconcileIntervalMs: number;
   };
   webhookRetryBaseMs: number;
+  /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
+  mailRetryBaseMs: number;
   payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
@@ -194,6 +197,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+    mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },
     bootstrapAdmin:
       env.ADMIN_EMAIL && env.ADMIN_PASSWORD ? { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } : undefined,

@@ -242,3 +242,32 @@ export const webhookEvents = pgTable(
   },
   (t) => [uniqueIndex('webhook_events_event_reference_key').on(t.event, t.reference), index('webhook_events_due_idx').on(t.nextAttemptAt).where(sql`status = 'received'`)],
 );
+
+/**
+ * Mail waiting to be sent (CONTRACT 3): a reset request only queues a row, so the answer is the
+ * same, in the same time, whether or not the address is known and whether or not mail works. The
+ * message is rendered, and its reset token issued, when it is sent: no credential rests here.
+ * Claimed with a lease (FOR UPDATE SKIP LOCKED), so any number of processes run the worker.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind', { enum: ['password-reset'] }).notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** Due time; while a worker holds the row, the end of its lease. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (t) => [
+    // One pending message per account and kind: repeated requests do not pile up mail.
+    uniqueIndex('mail_outbox_pending_key').on(t.userId, t.kind).where(sql`status = 'pending'`),
+    index('mail_outbox_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);

@@ -34,7 +34,7 @@ export interface RouteNotes {
 const UNAVAILABLE = {
   ledger: 'Ledger unavailable, try again later',
   provider: 'Payment provider unavailable, try again later',
-  mail: 'Mail service unavailable, try again later',
+  database: 'Service temporarily unavailable, try again later',
 };
 const RATE_LIMITED = 'Too many requests, try again later';
 
@@ -59,8 +59,9 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/users/send-reset-password-email': {
     request: { email: EXAMPLE.email },
     response: { message: 'If an account exists for that email, a password reset link has been sent' },
-    description: 'Answers the same whether or not the address is known. The link expires after 1 hour.',
-    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.mail] },
+    description:
+      'Answers the same, in about the same time, whether or not the address is known and whether or not mail is working: the e-mail is queued and sent by a worker with retries. The link expires 1 hour after it is sent.',
+    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.database] },
   },
   'POST /api/users/reset-password': {
     request: { token: EXAMPLE.jwt, newPassword: 'a-new-strong-password' },
