@@ -224,6 +224,8 @@ export class ServiceInstance {
       ADMIN_EMAIL: this.adminEmail,
       ADMIN_PASSWORD: this.adminPassword,
       AUTH_RATE_LIMIT: '0',
+      CALLBACK_RATE_LIMIT: '0',
+      WEBHOOK_RATE_LIMIT: '0',
       LOG_LEVEL: 'warn',
       LEDGER_CLOSE_MS: String(o.ledgerCloseMs),
       LEDGER_CHANNELS: '',

@@ -18,6 +18,7 @@ import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
 import { JournalRepository } from './db/repositories/journal.repository';
 import { MailOutboxRepository } from './db/repositories/mail-outbox.repository';
+import { RateLimitRepository } from './db/repositories/rate-limit.repository';
 import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
@@ -26,6 +27,7 @@ import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
 import { authenticate, PrincipalCache } from './middleware/auth';
+import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
@@ -260,14 +262,16 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     tokens,
     principals.wrap((p) => (p.role === 'admin' ? admins.firstAcceptedIat(p.id) : users.firstAcceptedIat(p.id))),
   );
-  const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
+  const rateLimitRepo = new RateLimitRepository(db);
+  const rateLimits = createRateLimits(rateLimitRepo, { auth: config.authRateLimit, callback: config.callbackRateLimit, webhook: config.webhookRateLimit });
+  const common = { rateLimits, requireHttpsForSecrets: config.requireHttpsForSecrets };
 
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
     '/api/admin': adminRoutes({ admins, ...common }),
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
-    '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+    '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
@@ -280,7 +284,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     routeGroups,
     mounts: sandboxes.mounts,
     rawMounts: {
-      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey }),
+      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey, rateLimits }),
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
@@ -328,7 +332,11 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
         .catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'ledger not ready yet'));
       activation.start();
       // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
-      purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);
+      // Rate limit counters of windows a day past go too.
+      purgeTimer = setInterval(() => {
+        void idempotency.purgeExpired().catch(() => undefined);
+        void rateLimitRepo.purgeBefore(new Date(Date.now() - 24 * 60 * 60 * 1000)).catch(() => undefined);
+      }, 60 * 60 * 1000);
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);

@@ -54,6 +54,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
+  CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),
+  WEBHOOK_RATE_LIMIT: z.coerce.number().int().min(0).default(1000),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -137,6 +139,10 @@ export interface Config {
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
+  /** Per IP per 15 minutes on GET /api/payments/callback; 0 = off. */
+  callbackRateLimit: number;
+  /** Per IP per 15 minutes on POST /api/payments/webhook (the provider's own addresses); 0 = off. */
+  webhookRateLimit: number;
   bcryptCost: number;
   passwordHashThreads: number | undefined;
   logLevel: Env['LOG_LEVEL'];
@@ -202,6 +208,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     bootstrapAdmin:
       env.ADMIN_EMAIL && env.ADMIN_PASSWORD ? { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } : undefined,
     authRateLimit: env.AUTH_RATE_LIMIT,
+    callbackRateLimit: env.CALLBACK_RATE_LIMIT,
+    webhookRateLimit: env.WEBHOOK_RATE_LIMIT,
     bcryptCost: env.BCRYPT_COST,
     passwordHashThreads: env.PASSWORD_HASH_THREADS,
     logLevel: env.LOG_LEVEL,

@@ -271,3 +271,13 @@ export const mailOutbox = pgTable(
     index('mail_outbox_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
   ],
 );
+
+/**
+ * Rate limit counters shared by every process of the service: a fixed window per key (limiter
+ * name and client IP), counted by one upsert per request (src/middleware/rate-limit.ts).
+ */
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  key: text('key').primaryKey(),
+  windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+  hits: integer('hits').notNull(),
+});
