@@ -226,6 +226,7 @@ export class ServiceInstance {
       AUTH_RATE_LIMIT: '0',
       CALLBACK_RATE_LIMIT: '0',
       WEBHOOK_RATE_LIMIT: '0',
+      SIGNUP_WALLETS_PER_HOUR: '0',
       LOG_LEVEL: 'warn',
       LEDGER_CLOSE_MS: String(o.ledgerCloseMs),
       LEDGER_CHANNELS: '',

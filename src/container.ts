@@ -211,7 +211,12 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
     logger,
   );
-  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens);
+  const rateLimitRepo = new RateLimitRepository(db);
+  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens, {
+    counters: rateLimitRepo,
+    walletsPerHour: config.ledger.signupWalletsPerHour,
+    onOutcome: (outcome) => metrics.countSignupWallet(outcome),
+  });
   const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
     new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
@@ -262,7 +267,6 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     tokens,
     principals.wrap((p) => (p.role === 'admin' ? admins.firstAcceptedIat(p.id) : users.firstAcceptedIat(p.id))),
   );
-  const rateLimitRepo = new RateLimitRepository(db);
   const rateLimits = createRateLimits(rateLimitRepo, { auth: config.authRateLimit, callback: config.callbackRateLimit, webhook: config.webhookRateLimit });
   const common = { rateLimits, requireHttpsForSecrets: config.requireHttpsForSecrets };
 

@@ -33,6 +33,7 @@ const envSchema = z.object({
   ISSUER_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   DISTRIBUTION_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   WALLET_STARTING_XLM: decimalText.default('2.5'),
+  SIGNUP_WALLETS_PER_HOUR: z.coerce.number().int().min(0).default(1000),
   // At least one stroop per Naira: a rate of 0 would take buyers' money and mint nothing.
   TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
@@ -119,6 +120,8 @@ export interface Config {
     issuerSecret: string | undefined;
     distributionSecret: string | undefined;
     walletStartingXlm: string;
+    /** New wallets (each funded with walletStartingXlm) per clock hour, all processes together; 0 = no budget. */
+    signupWalletsPerHour: number;
     ledgerCloseMs: number;
     channelCount: number;
     submitTimeoutMs: number;
@@ -186,6 +189,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       issuerSecret: env.ISSUER_SECRET,
       distributionSecret: env.DISTRIBUTION_SECRET,
       walletStartingXlm: env.WALLET_STARTING_XLM,
+      signupWalletsPerHour: env.SIGNUP_WALLETS_PER_HOUR,
       ledgerCloseMs: env.LEDGER_CLOSE_MS,
       channelCount: env.LEDGER_CHANNELS,
       submitTimeoutMs: env.LEDGER_SUBMIT_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../client';
+import type { Database, Executor } from '../client';
 import { rateLimitCounters } from '../schema';
 import { rowsOf } from './journal.repository';
 
@@ -10,10 +10,10 @@ export class RateLimitRepository {
   /**
    * Counts one hit for the key in the current window and returns the window's count. One upsert:
    * the window comes from the database clock (processes' clocks may differ), and a counter left
-   * from an earlier window starts again at 1.
+   * from an earlier window starts again at 1. Given a transaction, the hit is undone with it.
    */
-  async hit(key: string, windowMs: number): Promise<{ hits: number; windowStart: Date }> {
-    const result = await this.db.execute<{ hits: number; window_start: string | Date }>(sql`
+  async hit(key: string, windowMs: number, tx: Executor = this.db): Promise<{ hits: number; windowStart: Date }> {
+    const result = await tx.execute<{ hits: number; window_start: string | Date }>(sql`
       insert into rate_limit_counters as c (key, window_start, hits)
       values (${key}, to_timestamp(floor(extract(epoch from clock_timestamp()) * 1000 / ${windowMs}::bigint) * ${windowMs}::bigint / 1000.0), 1)
       on conflict (key) do update set
