@@ -17,6 +17,8 @@ import { TransactionRepository } from './db/repositories/transaction.repository'
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
 import { JournalRepository } from './db/repositories/journal.repository';
+import { MailOutboxRepository } from './db/repositories/mail-outbox.repository';
+import { RateLimitRepository } from './db/repositories/rate-limit.repository';
 import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
@@ -25,6 +27,7 @@ import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
 import { authenticate, PrincipalCache } from './middleware/auth';
+import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
@@ -37,12 +40,14 @@ import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox }
 import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
+import { MailOutboxService } from './services/mail-outbox.service';
 import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
 import { WebhookInboxService } from './services/webhook-inbox.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
+import { errorReason } from './errors/loggable-error';
 
 export interface Container {
   config: Config;
@@ -60,13 +65,14 @@ export interface Container {
   payments: PaymentService;
   reconciler: JournalReconciler;
   webhookInbox: WebhookInboxService;
+  mailOutbox: MailOutboxService;
   metrics: ServiceMetrics;
   /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
   routeGroups: Record<string, RouteDef[]>;
   app: Express;
   /** Compares the database with the ledger (npm run ledger:audit). */
   audit(): Promise<AuditReport>;
-  /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox. */
+  /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox, mail outbox. */
   start(): void;
   close(): Promise<void>;
 }
@@ -208,7 +214,12 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
     logger,
   );
-  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens);
+  const rateLimitRepo = new RateLimitRepository(db);
+  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens, {
+    counters: rateLimitRepo,
+    walletsPerHour: config.ledger.signupWalletsPerHour,
+    onOutcome: (outcome) => metrics.countSignupWallet(outcome),
+  });
   const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
     new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
@@ -226,24 +237,48 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
     logger,
   );
-  const resets = new PasswordResetService(db, userRepo, new PasswordResetRepository(db), hasher, tokens, mailer, config.publicBaseUrl);
+  // Deletions and credential changes made here are seen at once (forget); made by another
+  // process, within this TTL.
   const principals = new PrincipalCache(2000);
-  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (id) =>
-    principals.forget({ id, role: 'user' }),
+  const resetRepo = new PasswordResetRepository(db);
+  const mailOutboxRepo = new MailOutboxRepository(db);
+  const mailOutbox = new MailOutboxService(
+    mailOutboxRepo,
+    resetRepo,
+    tokens,
+    mailer,
+    // The lease outlasts the mailer's SMTP timeouts (10 s connect, 10 s greeting, 20 s idle).
+    { publicBaseUrl: config.publicBaseUrl, leaseMs: 2 * 60 * 1000, retryBaseMs: config.mailRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 12 },
+    logger,
+  );
+  const resets = new PasswordResetService(
+    db,
+    userRepo,
+    resetRepo,
+    hasher,
+    tokens,
+    mailOutboxRepo,
+    // In the background: the answer never waits for the mail server.
+    () => setImmediate(() => void mailOutbox.run()),
+    (id) => principals.forget({ id, role: 'user' }),
+  );
+  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (p) =>
+    principals.forget(p),
   );
 
   const requireRole = authenticate(
     tokens,
-    principals.wrap((p) => (p.role === 'admin' ? admins.exists(p.id) : users.exists(p.id))),
+    principals.wrap((p) => (p.role === 'admin' ? admins.firstAcceptedIat(p.id) : users.firstAcceptedIat(p.id))),
   );
-  const common = { authRateLimit: config.authRateLimit, requireHttpsForSecrets: config.requireHttpsForSecrets };
+  const rateLimits = createRateLimits(rateLimitRepo, { auth: config.authRateLimit, callback: config.callbackRateLimit, webhook: config.webhookRateLimit });
+  const common = { rateLimits, requireHttpsForSecrets: config.requireHttpsForSecrets };
 
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
     '/api/admin': adminRoutes({ admins, ...common }),
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
-    '/api/payments': paymentsRoutes({ payments, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+    '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
@@ -256,7 +291,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     routeGroups,
     mounts: sandboxes.mounts,
     rawMounts: {
-      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey }),
+      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey, rateLimits }),
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
@@ -282,6 +317,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     payments,
     reconciler,
     webhookInbox,
+    mailOutbox,
     metrics,
     async audit() {
       const ready = await journal.ready();
@@ -300,19 +336,25 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       journal
         .ready()
         .then((ready) => (readyLedger = ready))
-        .catch((err: unknown) => logger.warn({ reason: err instanceof Error ? err.message : String(err) }, 'ledger not ready yet'));
+        .catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'ledger not ready yet'));
       activation.start();
       // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
-      purgeTimer = setInterval(() => void idempotency.purgeExpired().catch(() => undefined), 60 * 60 * 1000);
+      // Rate limit counters of windows a day past go too.
+      purgeTimer = setInterval(() => {
+        void idempotency.purgeExpired().catch(() => undefined);
+        void rateLimitRepo.purgeBefore(new Date(Date.now() - 24 * 60 * 60 * 1000)).catch(() => undefined);
+      }, 60 * 60 * 1000);
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);
+      mailOutbox.start(timing.reconcileIntervalMs);
     },
     async close() {
       clearInterval(purgeTimer);
       await activation.stop();
       await reconciler.stop();
       await webhookInbox.stop();
+      await mailOutbox.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).
       await Promise.race([journal.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);

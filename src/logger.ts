@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { serializeError } from './errors/loggable-error';
 
 /**
  * Anything that could carry a credential is censored wherever it appears in a log object. This is
@@ -30,6 +31,8 @@ export function createLogger(options: { level: string; destination?: Destination
   const base = {
     level: options.level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    // Every logged error loses query parameters and driver details (src/errors/loggable-error.ts).
+    serializers: { err: serializeError },
   };
   if (options.destination) return pino(base, options.destination);
   if (pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../config/env';
 import { buildContainer } from '../container';
 import { emailSchema, passwordSchema } from '../http/schemas';
 import { createLogger } from '../logger';
+import { errorReason } from '../errors/loggable-error';
 
 /** `npm run admin:create -- --email E --password P`: creates an admin in the configured database. */
 async function main(): Promise<void> {
@@ -25,6 +26,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `admin:create failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `admin:create failed: ${errorReason(err)}`);
   process.exit(1);
 });

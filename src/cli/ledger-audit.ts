@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config/env';
 import { createLogger } from '../logger';
 import { openCliContainer, waitForLedger } from './cli-container';
+import { errorReason } from '../errors/loggable-error';
 
 /**
  * `npm run ledger:audit`: compares the database with the ledger (see auditLedger) and prints each
@@ -25,6 +26,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `ledger:audit failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `ledger:audit failed: ${errorReason(err)}`);
   process.exit(1);
 });

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '../config/env';
 import { openCliContainer, waitForLedger } from './cli-container';
 import { countPaymentsByStatus, PAYMENT_STATUSES, type PaymentStatus } from '../metrics/payment-counts';
 import { createLogger } from '../logger';
+import { errorReason } from '../errors/loggable-error';
 
 /**
  * `npm run payments:reconcile`: the journal's reconciler, the same one the server runs at start and
@@ -45,6 +46,6 @@ function describe(counts: Record<PaymentStatus, number>): string {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `payments:reconcile failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `payments:reconcile failed: ${errorReason(err)}`);
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import { SEALED_TABLES, WalletKeyRepository } from '../db/repositories/wallet-ke
 import { createLogger } from '../logger';
 import { WalletCipher } from '../security/wallet-cipher';
 import { KeyRotationService, type RotationReport } from '../services/key-rotation.service';
+import { errorReason } from '../errors/loggable-error';
 
 /**
  * `npm run wallet:rotate-key [-- --batch-size N]`: re-encrypts every wallet, archived wallet and
@@ -55,6 +56,6 @@ function describe(report: RotationReport): string[] {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `wallet:rotate-key failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `wallet:rotate-key failed: ${errorReason(err)}`);
   process.exit(1);
 });

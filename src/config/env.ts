@@ -33,7 +33,9 @@ const envSchema = z.object({
   ISSUER_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   DISTRIBUTION_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   WALLET_STARTING_XLM: decimalText.default('2.5'),
-  TOKENS_PER_NAIRA: decimalText.default('1'),
+  SIGNUP_WALLETS_PER_HOUR: z.coerce.number().int().min(0).default(1000),
+  // At least one stroop per Naira: a rate of 0 would take buyers' money and mint nothing.
+  TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
   PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
@@ -51,7 +53,10 @@ const envSchema = z.object({
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
+  CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),
+  WEBHOOK_RATE_LIMIT: z.coerce.number().int().min(0).default(1000),
   BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(10),
   PASSWORD_HASH_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -115,6 +120,8 @@ export interface Config {
     issuerSecret: string | undefined;
     distributionSecret: string | undefined;
     walletStartingXlm: string;
+    /** New wallets (each funded with walletStartingXlm) per clock hour, all processes together; 0 = no budget. */
+    signupWalletsPerHour: number;
     ledgerCloseMs: number;
     channelCount: number;
     submitTimeoutMs: number;
@@ -129,10 +136,16 @@ export interface Config {
     reconcileIntervalMs: number;
   };
   webhookRetryBaseMs: number;
+  /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
+  mailRetryBaseMs: number;
   payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
+  /** Per IP per 15 minutes on GET /api/payments/callback; 0 = off. */
+  callbackRateLimit: number;
+  /** Per IP per 15 minutes on POST /api/payments/webhook (the provider's own addresses); 0 = off. */
+  webhookRateLimit: number;
   bcryptCost: number;
   passwordHashThreads: number | undefined;
   logLevel: Env['LOG_LEVEL'];
@@ -176,6 +189,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       issuerSecret: env.ISSUER_SECRET,
       distributionSecret: env.DISTRIBUTION_SECRET,
       walletStartingXlm: env.WALLET_STARTING_XLM,
+      signupWalletsPerHour: env.SIGNUP_WALLETS_PER_HOUR,
       ledgerCloseMs: env.LEDGER_CLOSE_MS,
       channelCount: env.LEDGER_CHANNELS,
       submitTimeoutMs: env.LEDGER_SUBMIT_TIMEOUT_MS,
@@ -193,10 +207,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+    mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },
     bootstrapAdmin:
       env.ADMIN_EMAIL && env.ADMIN_PASSWORD ? { email: env.ADMIN_EMAIL, password: env.ADMIN_PASSWORD } : undefined,
     authRateLimit: env.AUTH_RATE_LIMIT,
+    callbackRateLimit: env.CALLBACK_RATE_LIMIT,
+    webhookRateLimit: env.WEBHOOK_RATE_LIMIT,
     bcryptCost: env.BCRYPT_COST,
     passwordHashThreads: env.PASSWORD_HASH_THREADS,
     logLevel: env.LOG_LEVEL,

@@ -12,7 +12,11 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     firstName: text('first_name').notNull(),
     lastName: text('last_name').notNull(),
-    /** Any reset token issued before this instant is void: a password change invalidates it. */
+    /**
+     * The last credential change (password reset, or an admin changing the e-mail); equal to
+     * created_at until then. Access tokens issued in or before its second are refused
+     * (src/security/sessions.ts).
+     */
     passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -31,6 +35,8 @@ export const admins = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
+    /** As users.password_changed_at: equal to created_at until the password changes. */
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('admins_email_key').on(t.email)],
@@ -236,3 +242,42 @@ export const webhookEvents = pgTable(
   },
   (t) => [uniqueIndex('webhook_events_event_reference_key').on(t.event, t.reference), index('webhook_events_due_idx').on(t.nextAttemptAt).where(sql`status = 'received'`)],
 );
+
+/**
+ * Mail waiting to be sent (CONTRACT 3): a reset request only queues a row, so the answer is the
+ * same, in the same time, whether or not the address is known and whether or not mail works. The
+ * message is rendered, and its reset token issued, when it is sent: no credential rests here.
+ * Claimed with a lease (FOR UPDATE SKIP LOCKED), so any number of processes run the worker.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind', { enum: ['password-reset'] }).notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'sent', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    /** Due time; while a worker holds the row, the end of its lease. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: timestamp('sent_at', { withTimezone: true }),
+  },
+  (t) => [
+    // One pending message per account and kind: repeated requests do not pile up mail.
+    uniqueIndex('mail_outbox_pending_key').on(t.userId, t.kind).where(sql`status = 'pending'`),
+    index('mail_outbox_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+  ],
+);
+
+/**
+ * Rate limit counters shared by every process of the service: a fixed window per key (limiter
+ * name and client IP), counted by one upsert per request (src/middleware/rate-limit.ts).
+ */
+export const rateLimitCounters = pgTable('rate_limit_counters', {
+  key: text('key').primaryKey(),
+  windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+  hits: integer('hits').notNull(),
+});

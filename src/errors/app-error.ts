@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'UPSTREAM_UNAVAILABLE' // a dependency is down or timed out: retryable
+  | 'CAPACITY_EXHAUSTED' // a service-wide budget is spent for now (the signup faucet): retry later
   | 'UPSTREAM_FAILED' // a dependency answered something unusable
   | 'INTERNAL';
 

@@ -5,22 +5,31 @@ import { numberToDecimalText, parseTokenAmount } from '../domain/amounts';
  * A token amount sent as a JSON number (the spec) or a decimal string, turned into exact stroops.
  * Positive, at most 7 decimals, at most 922337203685.4775807 (CONTRACT 5).
  */
-export const tokenAmountSchema = z
-  .union([z.number(), z.string().max(40)])
-  .transform((value, ctx) => {
-    const text = typeof value === 'number' ? numberToDecimalText(value, 7) : value.trim();
-    const stroops = text === undefined ? undefined : parseTokenAmount(text);
-    if (stroops === undefined) {
-      // A JSON number past 15 significant digits is refused too (see numberToDecimalText): say how to send it.
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must be a positive amount with at most 7 decimal places, at most 922337203685.4775807 (send amounts of more than 15 digits as a decimal string)',
-      });
-      return z.NEVER;
-    }
-    return stroops;
-  });
+export const tokenAmountSchema = z.union([z.number(), z.string().max(40)]).transform(toStroops);
+
+function toStroops(value: number | string, ctx: z.RefinementCtx): bigint {
+  const text = typeof value === 'number' ? numberToDecimalText(value, 7) : value.trim();
+  const stroops = text === undefined ? undefined : parseTokenAmount(text);
+  if (stroops === undefined) {
+    // A JSON number past 15 significant digits is refused too (see numberToDecimalText): say how to send it.
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be a positive amount with at most 7 decimal places, at most 922337203685.4775807 (send amounts of more than 15 digits as a decimal string)',
+    });
+    return z.NEVER;
+  }
+  return stroops;
+}
+
+/**
+ * A token amount that must come as a decimal string (create-asset, CONTRACT 5): a JSON number is
+ * refused, so an issue of new money is never read through a binary float.
+ */
+export const tokenAmountStringSchema = z
+  .string({ error: 'must be a positive decimal string such as "1000.5" (a JSON number is refused)' })
+  .max(40)
+  .transform(toStroops);
 
 /** Naira: positive, at most 2 decimals; kobo = Naira x 100 exactly (string arithmetic, no floats). */
 export const nairaAmountSchema = z

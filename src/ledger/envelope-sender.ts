@@ -4,6 +4,7 @@ import type { StellarClient } from '../clients/stellar.client';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
+import { errorReason } from '../errors/loggable-error';
 
 /** Where an envelope stands after a send, as recorded in the journal (but for `refused`). */
 export type SendOutcome =
@@ -58,7 +59,7 @@ export class EnvelopeSender {
         return this.failed(envelopeId, 'not_delivered', false);
       }
       this.options.onResult?.(err instanceof LedgerRejectedError ? 'resubmission_refused' : 'unknown');
-      this.options.logger.warn({ hash: facts.hash, reason: err instanceof Error ? err.message : String(err) }, 'submission outcome unknown, settling by ledger evidence');
+      this.options.logger.warn({ hash: facts.hash, reason: errorReason(err) }, 'submission outcome unknown, settling by ledger evidence');
     }
     return this.settle(envelopeId, tx, facts, this.options.settleAttempts);
   }

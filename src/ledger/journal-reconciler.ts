@@ -3,6 +3,7 @@ import type { Logger } from '../logger';
 import { PeriodicTask } from '../workers/periodic-task';
 import { factsOf } from './envelope-fate';
 import type { LedgerJournal } from './ledger-journal';
+import { errorReason } from '../errors/loggable-error';
 
 export interface ReconcilerOptions {
   /** How long a claim on an envelope or entry lasts (another process may take it after). */
@@ -74,7 +75,7 @@ export class JournalReconciler {
       // every entry simply rides again (a new envelope gets a precise answer).
       if (outcome.kind === 'refused') await repository.fail(row.id, outcome.error.message, [], { proven: false });
     } catch (err) {
-      this.logger.warn({ hash: row.hash, reason: err instanceof Error ? err.message : String(err) }, 'envelope not settled yet');
+      this.logger.warn({ hash: row.hash, reason: errorReason(err) }, 'envelope not settled yet');
     }
   }
 
@@ -83,7 +84,7 @@ export class JournalReconciler {
       const outcome = await this.journal.resubmit(entry);
       if (outcome.status === 'waiting') await this.journal.repository.releaseEntry(entry.id, this.options.leaseMs);
     } catch (err) {
-      this.logger.warn({ entryId: entry.id, kind: entry.kind, reason: err instanceof Error ? err.message : String(err) }, 'entry not resubmitted yet');
+      this.logger.warn({ entryId: entry.id, kind: entry.kind, reason: errorReason(err) }, 'entry not resubmitted yet');
     }
   }
 }

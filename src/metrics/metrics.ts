@@ -34,6 +34,7 @@ export class ServiceMetrics {
   private readonly exposed: Registry;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly ledgerSubmissions: Counter<'result'>;
+  private readonly signupWallets: Counter<'outcome'>;
   private sources: MetricsSources | undefined;
 
   constructor() {
@@ -49,6 +50,12 @@ export class ServiceMetrics {
       name: 'ledger_submissions_total',
       help: 'Ledger transaction submissions by result code (tx_success, a Stellar result code, or unavailable)',
       labelNames: ['result'],
+      registers,
+    });
+    this.signupWallets = new Counter({
+      name: 'signup_wallets_total',
+      help: 'Signups by wallet outcome: created (a funded ledger account), refused_budget (SIGNUP_WALLETS_PER_HOUR spent)',
+      labelNames: ['outcome'],
       registers,
     });
     const payments: Gauge<'status'> = new Gauge({
@@ -86,6 +93,11 @@ export class ServiceMetrics {
   /** Counts one ledger submission outcome (the submitters' onResult). */
   countLedgerResult(code: string): void {
     this.ledgerSubmissions.inc({ result: code });
+  }
+
+  /** Counts one signup's wallet: created, or refused because the hourly budget was spent. */
+  countSignupWallet(outcome: 'created' | 'refused_budget'): void {
+    this.signupWallets.inc({ outcome });
   }
 
   /** Times every request, labelled by the route pattern that answered it. */

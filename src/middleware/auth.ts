@@ -7,8 +7,12 @@ export interface Principal {
   role: Role;
 }
 
-/** Answers whether the subject of a valid token still exists (a deleted user's token is dead). */
-export type PrincipalExists = (principal: Principal) => Promise<boolean>;
+/**
+ * Looks up the subject of a valid token: undefined when the account no longer exists (a deleted
+ * user's token is dead), else the first JWT `iat` it accepts (src/security/sessions.ts: a password
+ * reset or an e-mail change ends the sessions issued before it).
+ */
+export type PrincipalLookup = (principal: Principal) => Promise<number | undefined>;
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -18,9 +22,10 @@ declare module 'express-serve-static-core' {
 
 /**
  * Requires a bearer token for one of the given roles. Missing, malformed, expired or forged
- * tokens, and tokens of deleted accounts, are 401; a valid token of another role is 403.
+ * tokens, tokens of deleted accounts and tokens issued before the account's last credential
+ * change are 401; a valid token of another role is 403.
  */
-export function authenticate(tokens: TokenService, exists: PrincipalExists) {
+export function authenticate(tokens: TokenService, lookup: PrincipalLookup) {
   return (...roles: Role[]): RequestHandler =>
     async (req, res, next) => {
       const token = bearerToken(req);
@@ -35,7 +40,9 @@ export function authenticate(tokens: TokenService, exists: PrincipalExists) {
         throw err;
       }
       const principal: Principal = { id: claims.sub, role: claims.role };
-      if (!(await exists(principal))) throw new AppError('UNAUTHENTICATED', 'Account no longer exists');
+      const firstAcceptedIat = await lookup(principal);
+      if (firstAcceptedIat === undefined) throw new AppError('UNAUTHENTICATED', 'Account no longer exists');
+      if (claims.iat < firstAcceptedIat) throw new AppError('UNAUTHENTICATED', 'Session ended: the credentials changed, log in again');
       if (!roles.includes(principal.role)) throw new AppError('FORBIDDEN', 'Not allowed for this account');
       res.locals.principal = principal;
       next();
@@ -58,29 +65,30 @@ export function principalOf(res: { locals: { principal?: Principal } }): Princip
 }
 
 /**
- * Remembers, for a short time, that a token's subject exists, so that every authenticated request
- * does not pay a database round trip. Deletion in this process is seen at once (forget); another
- * process sees it within ttlMs.
+ * Remembers, for a short time, that a token's subject exists and since when its tokens count, so
+ * that every authenticated request does not pay a database round trip. A deletion, password reset
+ * or e-mail change made in this process is seen at once (the service calls forget); one made by
+ * another process is seen within ttlMs (2 s in the service): that is the cross-process bound.
  */
 export class PrincipalCache {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, { until: number; firstAcceptedIat: number }>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 100_000,
   ) {}
 
-  wrap(exists: PrincipalExists): PrincipalExists {
+  wrap(lookup: PrincipalLookup): PrincipalLookup {
     return async (principal) => {
       const key = `${principal.role}:${principal.id}`;
-      const until = this.seen.get(key);
-      if (until !== undefined && until > Date.now()) return true;
-      const found = await exists(principal);
-      if (found) {
+      const cached = this.seen.get(key);
+      if (cached !== undefined && cached.until > Date.now()) return cached.firstAcceptedIat;
+      const firstAcceptedIat = await lookup(principal);
+      if (firstAcceptedIat !== undefined) {
         if (this.seen.size >= this.maxEntries) this.seen.clear();
-        this.seen.set(key, Date.now() + this.ttlMs);
+        this.seen.set(key, { until: Date.now() + this.ttlMs, firstAcceptedIat });
       } else this.seen.delete(key);
-      return found;
+      return firstAcceptedIat;
     };
   }
 

@@ -15,6 +15,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   UPSTREAM_FAILED: 502,
   UPSTREAM_UNAVAILABLE: 503,
+  CAPACITY_EXHAUSTED: 503,
   INTERNAL: 500,
 };
 
@@ -38,23 +39,24 @@ function fromBodyParser(err: { type?: unknown; status?: unknown }): AppError | u
   }
 }
 
+/** Logs through the logger's `err` serializer, which drops query parameters (src/errors/loggable-error.ts). */
 export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   const appError = err instanceof AppError ? err : fromBodyParser(err as { type?: unknown; status?: unknown });
   if (res.headersSent) {
-    req.log?.error({ err: loggable(err) }, 'error after response started');
+    req.log?.error({ err }, 'error after response started');
     res.end();
     return;
   }
   if (!appError && isDatabaseUnavailable(err)) {
     // A database restart or network cut is an outage, not a bug: retryable 503 (tests/faults).
-    req.log?.warn({ err: loggable(err) }, 'database unavailable');
+    req.log?.warn({ err }, 'database unavailable');
     res.setHeader('Retry-After', '5');
     sendError(res, 503, 'Service temporarily unavailable, try again later');
     return;
   }
   if (!appError || !appError.isOperational) {
     // Unknown failures get a generic answer: no stack, no internals; the request id ties it to the log.
-    req.log?.error({ err: loggable(err) }, 'unhandled error');
+    req.log?.error({ err }, 'unhandled error');
     sendError(res, 500, 'Internal server error');
     return;
   }
@@ -62,25 +64,6 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (appError.code === 'UPSTREAM_UNAVAILABLE') res.setHeader('Retry-After', '5');
   sendError(res, status, appError.message, appError.details);
 };
-
-/**
- * Drizzle's query errors carry the bound parameters in `params` and in the message ("Failed
- * query: insert into users ... params: name,email,$2a$10$<password hash>,..."), and pino would
- * log them whole. Found by tests/security/secrets-in-logs.test.ts: a failed signup logged the
- * new password's bcrypt hash. The query text and the driver's own error stay; values do not.
- */
-function loggable(err: unknown): unknown {
-  if (!(err instanceof Error) || !('params' in err) || !('query' in err)) return err;
-  const cause = (err as { cause?: unknown }).cause;
-  const c = (cause ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
-  return {
-    type: err.name,
-    message: `Failed query: ${String(err.query)}`,
-    // The stack's first lines repeat the message, parameters included: keep only the frames.
-    stack: err.stack?.split('\n').filter((line) => /^\s+at /.test(line)).join('\n'),
-    cause: cause === undefined ? undefined : { type: c.name, code: c.code, message: c.message },
-  };
-}
 
 export const notFound: RequestHandler = (req, res) => {
   if (/^\/api\//.test(req.originalUrl)) sendError(res, 404, 'Not found');

@@ -1,21 +1,82 @@
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Options, type Store } from 'express-rate-limit';
+import type { RateLimitRepository } from '../db/repositories/rate-limit.repository';
 import { sendError } from '../http/error-shapes';
+import { paymentErrorPage } from '../views/payment-pages';
 
 const WINDOW_MS = 15 * 60 * 1000;
+const TOO_MANY = 'Too many requests, try again later';
+
+/** Requests per IP per 15 minutes; 0 turns a limit off (tests, or a gateway that limits instead). */
+export interface RateLimitSettings {
+  /** Each of signup, user login, admin login and the two reset routes, counted separately. */
+  auth: number;
+  /** The provider's browser redirect, GET /api/payments/callback (public, verifies with the provider). */
+  callback: number;
+  /** POST /api/payments/webhook. */
+  webhook: number;
+}
+
+export interface RateLimits {
+  /** A credential route's limit; `name` keeps each route's count apart. */
+  auth(name: string): RequestHandler;
+  callback(): RequestHandler;
+  webhook(): RequestHandler;
+}
 
 /**
- * Per-IP limit for one credential route (login, signup, reset), answered in the route group's
- * error shape. Each call makes its own counter, so the routes don't share a budget.
- * A limit of 0 turns limiting off (tests, or a gateway that limits instead).
+ * Per-IP limits whose counts live in PostgreSQL (rate_limit_counters), so several processes
+ * behind one load balancer share one budget per client: a fixed 15-minute window per key, one
+ * upsert per request. 429 in the route group's error shape (an HTML page on the callback).
+ * The database down means the request fails as every other would (503), not that it goes unlimited.
  */
-export function authRateLimit(limit: number): RequestHandler {
-  if (limit === 0) return (_req, _res, next) => next();
-  return rateLimit({
-    windowMs: WINDOW_MS,
-    limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    handler: (_req, res) => sendError(res, 429, 'Too many requests, try again later'),
-  });
+export function createRateLimits(counters: RateLimitRepository, settings: RateLimitSettings): RateLimits {
+  const limiter = (name: string, limit: number, answer: RequestHandler): RequestHandler => {
+    if (limit === 0) return (_req, _res, next) => next();
+    return rateLimit({
+      windowMs: WINDOW_MS,
+      limit,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      store: new PostgresStore(counters, `${name}:`),
+      handler: answer,
+    });
+  };
+  const json: RequestHandler = (_req, res) => sendError(res, 429, TOO_MANY);
+  return {
+    auth: (name) => limiter(name, settings.auth, json),
+    callback: () =>
+      limiter('payments.callback', settings.callback, (_req, res) => {
+        res.status(429).type('html').send(paymentErrorPage({ message: 'Too many requests. Wait a few minutes, then reload this page.' }));
+      }),
+    webhook: () => limiter('payments.webhook', settings.webhook, json),
+  };
+}
+
+/** express-rate-limit's store interface over RateLimitRepository. */
+class PostgresStore implements Store {
+  readonly localKeys = false;
+  private windowMs = WINDOW_MS;
+
+  constructor(
+    private readonly counters: RateLimitRepository,
+    readonly prefix: string,
+  ) {}
+
+  init(options: Options): void {
+    this.windowMs = options.windowMs;
+  }
+
+  async increment(key: string) {
+    const { hits, windowStart } = await this.counters.hit(this.prefix + key, this.windowMs);
+    return { totalHits: hits, resetTime: new Date(windowStart.getTime() + this.windowMs) };
+  }
+
+  async decrement(key: string): Promise<void> {
+    await this.counters.unhit(this.prefix + key);
+  }
+
+  async resetKey(key: string): Promise<void> {
+    await this.counters.reset(this.prefix + key);
+  }
 }

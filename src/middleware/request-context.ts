@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { RequestHandler } from 'express';
 import pinoHttp from 'pino-http';
+import { serializeError } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -30,6 +31,8 @@ export function requestContext(logger: Logger): RequestHandler {
     serializers: {
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      // pino-http would put the standard error serializer back: keep the redacting one.
+      err: serializeError,
     },
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
 import { secretResponse } from '../middleware/https-only';
-import { authRateLimit } from '../middleware/rate-limit';
+import type { RateLimits } from '../middleware/rate-limit';
 import { validatedQuery } from '../middleware/validate';
 import type { AdminService } from '../services/admin.service';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
@@ -30,7 +30,7 @@ export const adminUserItem = z.object({
 
 export interface AdminRouteDeps {
   admins: AdminService;
-  authRateLimit: number;
+  rateLimits: RateLimits;
   requireHttpsForSecrets: boolean;
 }
 
@@ -42,7 +42,7 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       path: '/login',
       access: 'public',
       summary: 'Admin log in',
-      before: [authRateLimit(deps.authRateLimit)],
+      before: [deps.rateLimits.auth('admin.login')],
       request: { body: adminLoginBody },
       response: { status: 200, schema: message.extend({ token: z.string() }) },
       handler: async (req, res) => {

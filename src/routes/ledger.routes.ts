@@ -4,7 +4,7 @@ import { StellarClient } from '../clients/stellar.client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
 import { AppError, isAppError } from '../errors/app-error';
-import { tokenAmountSchema } from '../http/amount-schemas';
+import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
 import { paginationQuery, uuidParam } from '../http/schemas';
 import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
 import { principalOf } from '../middleware/auth';
@@ -18,7 +18,7 @@ import { toTransactionRecord, transactionRecordSchema } from './transaction-reco
 const publicKeySchema = z.string().max(56).refine(StellarClient.isValidPublicKey, 'must be a valid Stellar public key (G...)');
 const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
 export const transferBody = z.object({ receiverPublicKey: publicKeySchema, amount: tokenAmountSchema }).strict();
-export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountSchema }).strict();
+export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountStringSchema }).strict();
 type Pagination = z.infer<typeof paginationQuery>;
 
 export const userBalanceSchema = z.object({ balances: z.array(z.object({ asset_type: z.string(), balance: z.string() })) });

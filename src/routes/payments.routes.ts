@@ -15,6 +15,7 @@ import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
 import { paymentAlreadyProcessedPage, paymentErrorPage, paymentSuccessPage } from '../views/payment-pages';
 import type { RouteDef } from './route-table';
+import type { RateLimits } from '../middleware/rate-limit';
 
 export const intentBody = z.object({ amount: nairaAmountSchema }).strict();
 export const verifyBody = z.object({ reference: z.string().trim().min(1).max(100) }).strict();
@@ -25,6 +26,7 @@ const callbackQuery = z.object({ reference: referenceText.optional(), trxref: re
 
 export interface PaymentRouteDeps {
   payments: PaymentService;
+  rateLimits: RateLimits;
   ledger: LedgerService;
   idempotency: IdempotencyRepository;
   tokenCode: string;
@@ -86,6 +88,8 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       path: '/callback',
       access: 'public',
       summary: "The provider's browser redirect: verifies, mints and answers an HTML page",
+      // Public and it calls the provider: limited per IP like the credential routes.
+      before: [deps.rateLimits.callback()],
       response: { status: 200, contentType: 'text/html' },
       handler: async (req, res) => {
         res.setHeader('Cache-Control', 'no-store');
@@ -196,9 +200,9 @@ async function tokenBalance(ledger: LedgerService, publicKey: string): Promise<s
  * 200 (a storage failure answers 5xx, so the provider delivers it again); the inbox worker
  * settles it through the same path as verify, with retries.
  */
-export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secretKey: string }): Router {
+export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secretKey: string; rateLimits: RateLimits }): Router {
   const router = Router();
-  router.post('/', express.raw({ type: () => true, limit: '100kb' }), async (req, res) => {
+  router.post('/', deps.rateLimits.webhook(), express.raw({ type: () => true, limit: '100kb' }), async (req, res) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!isValidPaystackSignature(raw, req.get('x-paystack-signature'), deps.secretKey)) {
       res.status(401).json({ success: false, message: 'Invalid signature' });

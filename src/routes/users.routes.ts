@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isAppError } from '../errors/app-error';
 import { principalOf } from '../middleware/auth';
 import { secretResponse } from '../middleware/https-only';
-import { authRateLimit } from '../middleware/rate-limit';
+import type { RateLimits } from '../middleware/rate-limit';
 import { emailSchema, nameSchema, passwordSchema, usernameSchema } from '../http/schemas';
 import type { PasswordResetService } from '../services/password-reset.service';
 import type { UserService } from '../services/user.service';
@@ -27,7 +27,7 @@ export const profileSchema = z.object({
 export interface UsersRouteDeps {
   users: UserService;
   resets: PasswordResetService;
-  authRateLimit: number;
+  rateLimits: RateLimits;
   requireHttpsForSecrets: boolean;
 }
 
@@ -39,7 +39,7 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       path: '/signup',
       access: 'public',
       summary: 'Create an account and its ledger wallet',
-      before: [authRateLimit(deps.authRateLimit)],
+      before: [deps.rateLimits.auth('users.signup')],
       request: { body: signupBody },
       response: { status: 201, schema: message.extend({ userId: z.uuid() }) },
       handler: async (req, res) => {
@@ -58,7 +58,7 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       path: '/login',
       access: 'public',
       summary: 'Log in with a username or e-mail',
-      before: [authRateLimit(deps.authRateLimit)],
+      before: [deps.rateLimits.auth('users.login')],
       request: { body: loginBody },
       response: { status: 200, schema: message.extend({ token: z.string(), profile: profileSchema }) },
       handler: async (req, res) => {
@@ -83,7 +83,7 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       path: '/send-reset-password-email',
       access: 'public',
       summary: 'E-mail a one-hour password reset link',
-      before: [authRateLimit(deps.authRateLimit)],
+      before: [deps.rateLimits.auth('users.reset-email')],
       request: { body: resetEmailBody },
       response: { status: 200, schema: message },
       handler: async (req, res) => {
@@ -96,7 +96,7 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       path: '/reset-password',
       access: 'public',
       summary: 'Set a new password with the token from the reset e-mail',
-      before: [authRateLimit(deps.authRateLimit)],
+      before: [deps.rateLimits.auth('users.reset-password')],
       request: { body: resetPasswordBody },
       response: { status: 200, schema: message },
       handler: async (req, res) => {

@@ -6,7 +6,8 @@ import type { UserChanges, UserRepository } from '../db/repositories/user.reposi
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
-import type { TokenService } from '../security/tokens';
+import { firstAcceptedIat, waitUntilAccepted } from '../security/sessions';
+import type { Role, TokenService } from '../security/tokens';
 import type { WalletService } from './wallet.service';
 
 export interface Page<T> {
@@ -24,8 +25,8 @@ export class AdminService {
     private readonly transactions: TransactionRepository,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenService,
-    /** Told after a user is deleted (the auth cache forgets them at once). */
-    private readonly onUserDeleted: (userId: string) => void = () => undefined,
+    /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
+    private readonly onSessionsEnded: (principal: { id: string; role: Role }) => void = () => undefined,
   ) {}
 
   /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
@@ -33,6 +34,7 @@ export class AdminService {
     const admin = await this.admins.findByEmail(email);
     if (!admin) throw new AppError('NOT_FOUND', 'Admin not found');
     if (!(await this.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    await waitUntilAccepted(admin);
     return { token: this.tokens.issueAccess(admin.id, 'admin') };
   }
 
@@ -64,12 +66,31 @@ export class AdminService {
     return this.admins.exists(adminId);
   }
 
+  /** The first access-token `iat` the admin accepts; undefined when the admin no longer exists. */
+  async firstAcceptedIat(adminId: string): Promise<number | undefined> {
+    const times = await this.admins.credentialTimes(adminId);
+    return times && firstAcceptedIat(times);
+  }
+
+  /**
+   * Sets an admin's password and ends every session the admin had (no route calls this: an
+   * operator's tool; the API has no admin password change).
+   */
+  async changePassword(adminId: string, password: string): Promise<void> {
+    const passwordHash = await this.hasher.hash(password);
+    if (!(await this.admins.setPassword(adminId, passwordHash))) throw new AppError('NOT_FOUND', 'Admin not found');
+    this.onSessionsEnded({ id: adminId, role: 'admin' });
+  }
+
   async listUsers(limit: number, offset: number) {
     const [items, total] = await Promise.all([this.users.list(limit, offset), this.users.count()]);
     return { items, total };
   }
 
-  /** Changes only the fields sent; a username or e-mail held by another account is a CONFLICT. */
+  /**
+   * Changes only the fields sent; a username or e-mail held by another account is a CONFLICT.
+   * A new e-mail ends the user's sessions (the repository bumps password_changed_at).
+   */
   async updateUser(userId: string, changes: UserChanges): Promise<void> {
     let found: boolean;
     try {
@@ -79,6 +100,7 @@ export class AdminService {
       throw err;
     }
     if (!found) throw new AppError('NOT_FOUND', 'User not found');
+    if (changes.email !== undefined) this.onSessionsEnded({ id: userId, role: 'user' });
   }
 
   /**
@@ -96,7 +118,7 @@ export class AdminService {
       return true;
     });
     if (!deleted) throw new AppError('NOT_FOUND', 'User not found');
-    this.onUserDeleted(userId);
+    this.onSessionsEnded({ id: userId, role: 'user' });
   }
 
   async userWallet(userId: string): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {

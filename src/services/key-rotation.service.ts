@@ -1,6 +1,7 @@
 import { SEALED_TABLES, type SealedTable, type WalletKeyRepository } from '../db/repositories/wallet-key.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
+import { errorReason } from '../errors/loggable-error';
 
 export interface TableRotation {
   /** Rows re-encrypted under the current key by this run. */
@@ -79,7 +80,7 @@ export class KeyRotationService {
         } catch (err) {
           // Never the secret, nor the ciphertext: which row, and why it could not be opened.
           totals.unreadable++;
-          this.logger?.warn({ table, id: row.id, keyId: row.keyId, reason: err instanceof Error ? err.message : String(err) }, 'sealed secret not readable with the configured keys');
+          this.logger?.warn({ table, id: row.id, keyId: row.keyId, reason: errorReason(err) }, 'sealed secret not readable with the configured keys');
           continue;
         }
         const next = this.cipher.seal(secret, row.publicKey);

@@ -1,11 +1,10 @@
-import type { Mailer } from '../clients/mailer';
 import type { Database } from '../db/client';
+import type { MailOutboxRepository } from '../db/repositories/mail-outbox.repository';
 import type { PasswordResetRepository } from '../db/repositories/password-reset.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
 import { TokenError, type TokenService } from '../security/tokens';
-import { resetPasswordEmail } from '../views/reset-password-email';
 
 export class PasswordResetService {
   constructor(
@@ -14,28 +13,21 @@ export class PasswordResetService {
     private readonly resets: PasswordResetRepository,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenService,
-    private readonly mailer: Mailer,
-    private readonly publicBaseUrl: string,
+    private readonly outbox: MailOutboxRepository,
+    /** Told after a reset e-mail may have been queued (the mail worker looks at once). */
+    private readonly onMailQueued: () => void,
+    /** Told after a password changes (the auth cache forgets the user at once). */
+    private readonly onPasswordChanged: (userId: string) => void = () => undefined,
   ) {}
 
   /**
-   * Mails a one-hour reset link when the address belongs to an account. The caller answers the
-   * same way either way, so the endpoint cannot be used to find out who has an account.
+   * Queues a one-hour reset link for the address when it belongs to an account; the mail worker
+   * sends it. Known and unknown addresses take the same single statement, and mail being down
+   * changes nothing here, so the answer cannot tell who has an account (CONTRACT 3).
    */
   async requestReset(email: string): Promise<void> {
-    const user = await this.users.findByEmail(email);
-    if (!user) return;
-    const { token, jti, expiresAt } = this.tokens.issueReset(user.id);
-    await this.resets.record(jti, user.id, expiresAt);
-    const link = `${this.publicBaseUrl}/reset-password?token=${encodeURIComponent(token)}`;
-    try {
-      await this.mailer.send({ to: user.email, ...resetPasswordEmail({ firstName: user.firstName, link }) });
-    } catch (err) {
-      // Found by tests/faults/smtp-faults.test.ts: with the mail server down the request failed
-      // (503) but the token stayed recorded as a live credential nobody had received.
-      await this.resets.discard(jti).catch(() => undefined);
-      throw err;
-    }
+    await this.outbox.queuePasswordReset(email);
+    this.onMailQueued();
   }
 
   /**
@@ -59,5 +51,7 @@ export class PasswordResetService {
       return true;
     });
     if (!done) throw new AppError('TOKEN_INVALID', 'Reset token invalid');
+    // setPassword bumped password_changed_at: every access token issued until now is refused.
+    this.onPasswordChanged(claims.sub);
   }
 }

@@ -48,7 +48,12 @@ export class PaymentService {
     if (!user) throw new AppError('NOT_FOUND', 'User not found');
     // Refused before anyone is charged: tokens over one ledger payment's maximum could never be minted,
     // so a buyer would pay and wait forever (possible when TOKENS_PER_NAIRA is large).
-    if (this.tokensFor(amountKobo) > MAX_STROOPS) {
+    const tokens = this.tokensFor(amountKobo);
+    // A small amount at a small TOKENS_PER_NAIRA rounds down to nothing: never take money for 0 stroops.
+    if (tokens === 0n) {
+      throw new AppError('VALIDATION', `Amount is too small: it would mint no ${this.options.tokenCode} at ${this.options.tokensPerNaira} per Naira`);
+    }
+    if (tokens > MAX_STROOPS) {
       throw new AppError('VALIDATION', `Amount is too large: it would mint more than ${formatStroops(MAX_STROOPS)} ${this.options.tokenCode}`);
     }
     const reference = `wlt-${crypto.randomUUID()}`;

@@ -1,8 +1,10 @@
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { isUniqueViolation } from '../db/client';
+import type { RateLimitRepository } from '../db/repositories/rate-limit.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
+import { firstAcceptedIat, waitUntilAccepted } from '../security/sessions';
 import type { TokenService } from '../security/tokens';
 import type { WalletActivator, WalletService } from './wallet.service';
 
@@ -22,6 +24,19 @@ export interface Profile {
   ledgerPublicKey: string;
 }
 
+/**
+ * The signup faucet: every new wallet is a ledger account funded with WALLET_STARTING_XLM from the
+ * distribution account, so signups are capped per clock hour across every process.
+ */
+export interface SignupBudget {
+  counters: RateLimitRepository;
+  /** 0 = no cap. */
+  walletsPerHour: number;
+  onOutcome(outcome: 'created' | 'refused_budget'): void;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
 export class UserService {
   /** Compared against when the identifier is unknown, so both failures cost one bcrypt compare. */
   private dummyHash: Promise<string> | undefined;
@@ -33,12 +48,15 @@ export class UserService {
     private readonly activator: WalletActivator,
     private readonly hasher: PasswordHasher,
     private readonly tokens: TokenService,
+    private readonly budget?: SignupBudget,
   ) {}
 
   /**
    * Creates the account and its wallet in one database transaction: a user never exists without
    * a wallet. Uniqueness is left to the database's unique indexes, so two racing signups with one
    * e-mail get exactly one success. The wallet is then handed to the ledger for activation.
+   * Past the hourly budget of new wallets: CAPACITY_EXHAUSTED, and nothing is kept (the budget's
+   * count is taken in the same transaction, so a refused or duplicate signup spends none of it).
    */
   async signup(input: SignupInput): Promise<{ userId: string }> {
     const passwordHash = await this.hasher.hash(input.password);
@@ -47,12 +65,15 @@ export class UserService {
       created = await this.db.transaction(async (tx) => {
         const user = await this.users.insert(tx, { ...input, passwordHash });
         const wallet = await this.wallets.createFor(tx, user.id);
+        await this.spendWalletBudget(tx);
         return { userId: user.id, publicKey: wallet.publicKey };
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Email or username already exists');
+      if (err instanceof AppError && err.code === 'CAPACITY_EXHAUSTED') this.budget?.onOutcome('refused_budget');
       throw err;
     }
+    this.budget?.onOutcome('created');
     await this.activator.activate(created);
     return { userId: created.userId };
   }
@@ -63,6 +84,8 @@ export class UserService {
     const hash = user?.passwordHash ?? (await this.getDummyHash());
     const matches = await this.hasher.compare(password, hash);
     if (!user || !matches) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    // Right after a password reset, a token of this very second would be refused: wait for the next.
+    await waitUntilAccepted(user);
     const profile = await this.profile(user.id);
     return { token: this.tokens.issueAccess(user.id, 'user'), profile };
   }
@@ -95,6 +118,20 @@ export class UserService {
 
   async exists(userId: string): Promise<boolean> {
     return this.users.exists(userId);
+  }
+
+  /** The first access-token `iat` the user accepts; undefined when the user no longer exists. */
+  async firstAcceptedIat(userId: string): Promise<number | undefined> {
+    const times = await this.users.credentialTimes(userId);
+    return times && firstAcceptedIat(times);
+  }
+
+  private async spendWalletBudget(tx: Executor): Promise<void> {
+    if (!this.budget || this.budget.walletsPerHour === 0) return;
+    const { hits } = await this.budget.counters.hit('faucet:signup-wallets', HOUR_MS, tx);
+    if (hits > this.budget.walletsPerHour) {
+      throw new AppError('CAPACITY_EXHAUSTED', 'Sign-ups are paused: the hourly budget of new wallets is spent, try again later');
+    }
   }
 
   private getDummyHash(): Promise<string> {

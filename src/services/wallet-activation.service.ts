@@ -4,6 +4,7 @@ import type { LedgerJournal } from '../ledger/ledger-journal';
 import type { Logger } from '../logger';
 import { PeriodicTask } from '../workers/periodic-task';
 import type { WalletActivator, WalletService } from './wallet.service';
+import { errorReason } from '../errors/loggable-error';
 
 export interface WalletActivationOptions {
   startingXlm: string;
@@ -78,7 +79,7 @@ export class WalletActivationService implements WalletActivator {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
       // address, or an earlier answer was lost): look at the ledger and add what is missing.
       if (fresh) return this.activateOne(wallet, false, waitMs);
-      this.logger.warn({ userId: wallet.userId, reason: err instanceof Error ? err.message : String(err) }, 'wallet activation deferred');
+      this.logger.warn({ userId: wallet.userId, reason: errorReason(err) }, 'wallet activation deferred');
     }
   }
 }

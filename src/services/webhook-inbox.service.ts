@@ -2,6 +2,7 @@ import type { WebhookEventRow, WebhookInboxRepository } from '../db/repositories
 import type { Logger } from '../logger';
 import { PeriodicTask } from '../workers/periodic-task';
 import type { PaymentService } from './payment.service';
+import { errorReason } from '../errors/loggable-error';
 
 export interface WebhookInboxOptions {
   /** A claim on an event lasts this long (another process may take it after). */
@@ -66,7 +67,7 @@ export class WebhookInboxService {
       const outcome = await this.payments.settle(event.reference);
       await this.inbox.finish(event.id, 'done', outcome.kind);
     } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = errorReason(err);
       if (event.attempts >= this.options.maxAttempts) {
         this.logger.error({ reference: event.reference, attempts: event.attempts, reason }, 'webhook event set aside after its last attempt');
         await this.inbox.finish(event.id, 'failed', reason).catch(() => undefined);

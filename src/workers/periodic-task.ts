@@ -1,3 +1,4 @@
+import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 
 /**
@@ -31,7 +32,7 @@ export class PeriodicTask {
   run(): Promise<void> {
     this.running ??= this.pass()
       .then(() => undefined)
-      .catch((err: unknown) => this.logger.warn({ reason: err instanceof Error ? err.message : String(err) }, this.failureMessage))
+      .catch((err: unknown) => this.logger.warn({ reason: errorReason(err) }, this.failureMessage))
       .finally(() => {
         this.running = undefined;
       });

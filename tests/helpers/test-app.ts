@@ -57,6 +57,8 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
     JWT_SECRET: TEST_JWT_SECRET,
     WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
     AUTH_RATE_LIMIT: '0',
+    CALLBACK_RATE_LIMIT: '0',
+    WEBHOOK_RATE_LIMIT: '0',
     BCRYPT_COST: '4',
     PASSWORD_HASH_THREADS: '2',
     LOG_LEVEL: logLevel,

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import type { CredentialTimes } from '../../security/sessions';
 import type { Database } from '../client';
 import { admins } from '../schema';
 
@@ -19,6 +20,20 @@ export class AdminRepository {
 
   async exists(id: string): Promise<boolean> {
     const rows = await this.db.select({ id: admins.id }).from(admins).where(eq(admins.id, id));
+    return rows.length > 0;
+  }
+
+  async credentialTimes(id: string): Promise<CredentialTimes | undefined> {
+    const [row] = await this.db
+      .select({ createdAt: admins.createdAt, passwordChangedAt: admins.passwordChangedAt })
+      .from(admins)
+      .where(eq(admins.id, id));
+    return row;
+  }
+
+  /** Returns false when no such admin exists; every token issued before now stops working. */
+  async setPassword(id: string, passwordHash: string): Promise<boolean> {
+    const rows = await this.db.update(admins).set({ passwordHash, passwordChangedAt: new Date() }).where(eq(admins.id, id)).returning({ id: admins.id });
     return rows.length > 0;
   }
 }

@@ -1,4 +1,5 @@
 import { asc, count, eq, sql } from 'drizzle-orm';
+import type { CredentialTimes } from '../../security/sessions';
 import type { Database, Executor } from '../client';
 import { users, wallets } from '../schema';
 
@@ -33,6 +34,15 @@ export class UserRepository {
   async exists(id: string): Promise<boolean> {
     const rows = await this.db.select({ id: users.id }).from(users).where(eq(users.id, id));
     return rows.length > 0;
+  }
+
+  /** When the account was created and last changed its credentials (the auth check reads this). */
+  async credentialTimes(id: string): Promise<CredentialTimes | undefined> {
+    const [row] = await this.db
+      .select({ createdAt: users.createdAt, passwordChangedAt: users.passwordChangedAt })
+      .from(users)
+      .where(eq(users.id, id));
+    return row;
   }
 
   /** Login accepts a username (any case) or an e-mail (stored lower-case). */
@@ -81,11 +91,21 @@ export class UserRepository {
     return row?.n ?? 0;
   }
 
-  /** Returns false when no such user exists. */
+  /**
+   * Returns false when no such user exists. A new e-mail counts as a credential change (it is
+   * where reset links go): it ends the account's sessions like a password reset.
+   */
   async update(id: string, changes: UserChanges): Promise<boolean> {
+    const now = new Date();
+    const emailChange =
+      changes.email === undefined
+        ? {}
+        : {
+            passwordChangedAt: sql`case when ${users.email} is distinct from ${changes.email} then ${now.toISOString()}::timestamptz else ${users.passwordChangedAt} end`,
+          };
     const rows = await this.db
       .update(users)
-      .set({ ...changes, updatedAt: new Date() })
+      .set({ ...changes, ...emailChange, updatedAt: now })
       .where(eq(users.id, id))
       .returning({ id: users.id });
     return rows.length > 0;

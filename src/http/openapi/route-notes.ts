@@ -34,7 +34,7 @@ export interface RouteNotes {
 const UNAVAILABLE = {
   ledger: 'Ledger unavailable, try again later',
   provider: 'Payment provider unavailable, try again later',
-  mail: 'Mail service unavailable, try again later',
+  database: 'Service temporarily unavailable, try again later',
 };
 const RATE_LIMITED = 'Too many requests, try again later';
 
@@ -43,8 +43,9 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/users/signup': {
     request: { username: EXAMPLE.username, email: EXAMPLE.email, password: 'correct-horse-battery', firstName: 'Ada', lastName: 'Lovelace' },
     response: { message: 'User registered successfully', userId: EXAMPLE.userId },
-    description: 'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer.',
-    errors: { 400: ['Email or username already exists'], 429: [RATE_LIMITED] },
+    description:
+      'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer. Each new wallet is funded with WALLET_STARTING_XLM; at most SIGNUP_WALLETS_PER_HOUR are created per clock hour (503 past that).',
+    errors: { 400: ['Email or username already exists'], 429: [RATE_LIMITED], 503: ['Sign-ups are paused: the hourly budget of new wallets is spent, try again later'] },
   },
   'POST /api/users/login': {
     request: { identifier: EXAMPLE.username, password: 'correct-horse-battery' },
@@ -59,8 +60,9 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/users/send-reset-password-email': {
     request: { email: EXAMPLE.email },
     response: { message: 'If an account exists for that email, a password reset link has been sent' },
-    description: 'Answers the same whether or not the address is known. The link expires after 1 hour.',
-    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.mail] },
+    description:
+      'Answers the same, in about the same time, whether or not the address is known and whether or not mail is working: the e-mail is queued and sent by a worker with retries. The link expires 1 hour after it is sent.',
+    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.database] },
   },
   'POST /api/users/reset-password': {
     request: { token: EXAMPLE.jwt, newPassword: 'a-new-strong-password' },
