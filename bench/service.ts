@@ -151,7 +151,7 @@ export interface BenchEnvironment {
   serviceNodeArgs?: string[];
 }
 
-/** One running service: fresh DATA_DIR (and fresh database on a server), free port, warn-level logs. */
+/** One running service: fresh DATA_DIR (and fresh database on a server), free port, default (info) logs. */
 export class ServiceInstance {
   readonly adminEmail = 'bench-admin@example.com';
   readonly adminPassword = `bench-${crypto.randomBytes(8).toString('hex')}`;
@@ -227,7 +227,8 @@ export class ServiceInstance {
       CALLBACK_RATE_LIMIT: '0',
       WEBHOOK_RATE_LIMIT: '0',
       SIGNUP_WALLETS_PER_HOUR: '0',
-      LOG_LEVEL: 'warn',
+      // The default level, one line per request: a user runs it so, and it is part of every request's cost.
+      LOG_LEVEL: 'info',
       LEDGER_CLOSE_MS: String(o.ledgerCloseMs),
       LEDGER_CHANNELS: '',
       BCRYPT_COST: o.bcryptCost === undefined ? '' : String(o.bcryptCost),
@@ -353,6 +354,44 @@ export class LedgerSandboxProcess {
   /** What the service needs to use it instead of the embedded ledger. */
   get env(): Record<string, string> {
     return { HORIZON_URL: this.url, STELLAR_NETWORK_PASSPHRASE: 'Wallet Sandbox Network ; 2026', FRIENDBOT_URL: `${this.url}/friendbot` };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.child) await stopChild(this.child);
+    removeTempRoot(this.root);
+  }
+}
+
+/**
+ * A ceiling for the read path: a bare node:http server, or the project's Express with nothing on
+ * it, each answering {"status":"ok"} in its own process, measured in the same run as the service.
+ */
+export class CeilingProcess {
+  private child: ChildProcess | undefined;
+
+  private constructor(
+    readonly root: string,
+    readonly port: number,
+  ) {}
+
+  static async launch(bench: BenchEnvironment, kind: 'bare-http' | 'bare-express'): Promise<CeilingProcess> {
+    const root = makeTempRoot(kind, bench.keepTemp);
+    const ceiling = new CeilingProcess(root, await freePort());
+    const entry = path.join(__dirname, 'ceilings', `${kind}.ts`);
+    ceiling.child = spawnTs(bench.serviceDir, entry, [String(ceiling.port)], process.env, path.join(root, `${kind}.log`));
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (exited(ceiling.child)) throw new Error(`${kind} exited during start:\n${tail(path.join(root, `${kind}.log`))}`);
+      const probe = await request('GET', `${ceiling.baseUrl}/healthz`, { timeoutMs: 2_000 }).catch(() => undefined);
+      if (probe?.status === 200) return ceiling;
+      await sleep(100);
+    }
+    await stopChild(ceiling.child);
+    throw new Error(`${kind} not ready in time`);
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
   }
 
   async dispose(): Promise<void> {

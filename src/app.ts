@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics/metrics';
 import { errorHandler, notFound } from './middleware/error-handler';
-import { requestContext } from './middleware/request-context';
+import { installRequestContext } from './middleware/request-context';
 import { docsRouter } from './routes/docs.routes';
 import { buildRouter, type RouteDef, type RouteGuards } from './routes/route-table';
 import { pagesRouter } from './routes/pages.routes';
@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
-  app.use(requestContext(deps.logger));
+  installRequestContext(app, deps.logger);
   if (deps.metrics) app.use(deps.metrics.observeRequests);
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));

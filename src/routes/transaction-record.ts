@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TransactionRow } from '../db/repositories/transaction.repository';
+import type { RecordRow } from '../db/repositories/transaction.repository';
 import { stroopsToNumber } from '../domain/amounts';
 
 export const transactionRecordSchema = z.object({
@@ -16,7 +16,7 @@ export const transactionRecordSchema = z.object({
 });
 export type TransactionRecord = z.infer<typeof transactionRecordSchema>;
 
-export function toTransactionRecord(row: TransactionRow): TransactionRecord {
+export function toTransactionRecord(row: RecordRow): TransactionRecord {
   return {
     transactionId: row.id,
     ledgerTransactionId: row.ledgerTransactionId,
@@ -30,7 +30,7 @@ export function toTransactionRecord(row: TransactionRow): TransactionRecord {
   };
 }
 
-export function toAdminTransaction(item: { record: TransactionRow; owner: { username: string | null; email: string | null } | null }) {
+export function toAdminTransaction(item: { record: RecordRow; owner: { username: string | null; email: string | null } | null }) {
   const owner = item.owner && item.owner.username !== null ? { username: item.owner.username, email: item.owner.email ?? '' } : null;
   return { ...toTransactionRecord(item.record), user: owner };
 }

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { isUniqueViolation } from '../db/client';
 import type { AdminRepository } from '../db/repositories/admin.repository';
-import type { TransactionRepository, TransactionRow } from '../db/repositories/transaction.repository';
+import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { UserChanges, UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { AppError } from '../errors/app-error';
@@ -127,7 +127,7 @@ export class AdminService {
     return keys;
   }
 
-  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<TransactionRow>> {
+  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<RecordRow>> {
     const [items, total] = await Promise.all([
       this.transactions.listForUser(userId, limit, offset),
       this.transactions.countForUser(userId),

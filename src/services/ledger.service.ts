@@ -1,7 +1,7 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { StellarClient, type LedgerAccount } from '../clients/stellar.client';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
-import type { TransactionRepository, TransactionRow } from '../db/repositories/transaction.repository';
+import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { parseTokenAmount } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
@@ -87,7 +87,7 @@ export class LedgerService {
     return this.journal.current(entryId);
   }
 
-  async listForUser(userId: string, limit: number, offset: number): Promise<{ items: TransactionRow[]; total: number }> {
+  async listForUser(userId: string, limit: number, offset: number): Promise<{ items: RecordRow[]; total: number }> {
     const [items, total] = await Promise.all([
       this.transactions.listForUser(userId, limit, offset),
       this.transactions.countForUser(userId),

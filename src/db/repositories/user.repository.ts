@@ -19,7 +19,14 @@ const userWithWallet = {
 };
 
 export class UserRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.sealedWalletQuery = db
+      .select({ ...userWithWallet, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId })
+      .from(users)
+      .innerJoin(wallets, eq(wallets.userId, users.id))
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare('user_with_sealed_wallet');
+  }
 
   async insert(tx: Executor, user: NewUser): Promise<UserRow> {
     const [row] = await tx.insert(users).values(user).returning();
@@ -67,12 +74,14 @@ export class UserRepository {
   }
 
   /** The user with the whole wallet row (sealed secret included), in one query. */
+  /**
+   * The profile's one query on every `GET /api/users/profile`: a prepared statement, so neither
+   * Drizzle (query building) nor PostgreSQL (parse and plan) does its work again per request.
+   */
+  private readonly sealedWalletQuery;
+
   async findWithSealedWallet(id: string) {
-    const [row] = await this.db
-      .select({ ...userWithWallet, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId })
-      .from(users)
-      .innerJoin(wallets, eq(wallets.userId, users.id))
-      .where(eq(users.id, id));
+    const [row] = await this.sealedWalletQuery.execute({ id });
     return row;
   }
 
