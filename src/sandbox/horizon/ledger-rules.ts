@@ -17,14 +17,35 @@ export const AUTH_CLAWBACK_ENABLED_FLAG = 8;
 export const KNOWN_ACCOUNT_FLAGS =
   AUTH_REQUIRED_FLAG | AUTH_REVOCABLE_FLAG | AUTH_IMMUTABLE_FLAG | AUTH_CLAWBACK_ENABLED_FLAG;
 
-/** (2 + subentries) base reserves: what an account must keep and can never spend. */
-export function minimumBalance(account: { subentryCount: number }): bigint {
-  return (2n + BigInt(account.subentryCount)) * BASE_RESERVE;
+/** What the minimum balance depends on. */
+export interface ReserveCounts {
+  subentryCount: number;
+  numSponsoring: number;
+  numSponsored: number;
+}
+
+/**
+ * (2 + subentries + sponsoring - sponsored) base reserves: what an account must keep and can never
+ * spend. Reserves it pays for others count against it; its own entries that others pay for do not
+ * (CAP-33), which is how a sponsored account can exist with a balance of 0.
+ */
+export function minimumBalance(account: ReserveCounts): bigint {
+  const reserves = 2n + BigInt(account.subentryCount) + BigInt(account.numSponsoring) - BigInt(account.numSponsored);
+  return reserves * BASE_RESERVE;
 }
 
 /** Native balance the account may spend on payments and fees (no liabilities: there are no offers). */
-export function spendableNative(account: { balance: bigint; subentryCount: number }): bigint {
+export function spendableNative(account: ReserveCounts & { balance: bigint }): bigint {
   return account.balance - minimumBalance(account);
+}
+
+/** Base reserves an entry locks: an account entry two, a trustline or a signer one (stellar-core's computeMultiplier). */
+export const ACCOUNT_ENTRY_RESERVES = 2;
+export const SUBENTRY_RESERVES = 1;
+
+/** `count` base reserves, in stroops. */
+export function reserves(count: number): bigint {
+  return BigInt(count) * BASE_RESERVE;
 }
 
 /** The key a trustline is filed under in its account. */

@@ -9,11 +9,15 @@ export interface Trustline {
   balance: bigint;
   limit: bigint;
   lastModifiedLedger: number;
+  /** The account paying this line's base reserve instead of its owner (CAP-33), if any. */
+  sponsor?: string;
 }
 
 export interface AccountSigner {
   key: string;
   weight: number;
+  /** The account paying this signer's base reserve instead of the account it signs for, if any. */
+  sponsor?: string;
 }
 
 export interface Thresholds {
@@ -37,6 +41,12 @@ export interface AccountEntry {
   inflationDest?: string;
   signers: AccountSigner[];
   trustlines: Map<string, Trustline>;
+  /** Base reserves this account pays for entries of other accounts (CAP-33). */
+  numSponsoring: number;
+  /** Base reserves of this account's own entries that other accounts pay. */
+  numSponsored: number;
+  /** The account paying the two base reserves of this account entry itself, if any. */
+  sponsor?: string;
   lastModifiedLedger: number;
   lastModifiedTime: number;
 }
@@ -60,7 +70,7 @@ export const ROOT_BALANCE = 100_000_000_000n * STROOPS_PER_UNIT;
 
 /**
  * What each account changed by the ledger being closed looked like before it (undefined: created in
- * it). References, not copies: a committed account is replaced on change, never mutated in place.
+ * it; an account merged away in it keeps its last image here). References, not copies: a committed account is replaced on change, never mutated in place.
  */
 export type PriorImages = Map<string, AccountEntry | undefined>;
 
@@ -97,6 +107,8 @@ export function newAccount(id: string, balance: bigint, ledger: number, closeTim
     homeDomain: '',
     signers: [],
     trustlines: new Map(),
+    numSponsoring: 0,
+    numSponsored: 0,
     lastModifiedLedger: ledger,
     lastModifiedTime: closeTime,
   };

@@ -18,9 +18,10 @@ const COALESCE_MS = 100;
 
 type Stringified<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
 type SerializedTrustline = Stringified<Trustline, 'balance' | 'limit'>;
-type SerializedAccount = Stringified<Omit<AccountEntry, 'trustlines'>, 'balance' | 'sequence'> & {
-  trustlines: SerializedTrustline[];
-};
+/** The sponsorship counts are optional: state files written before sponsorship have none (all 0). */
+type SponsorshipCounts = 'numSponsoring' | 'numSponsored';
+type SerializedAccount = Stringified<Omit<AccountEntry, 'trustlines' | SponsorshipCounts>, 'balance' | 'sequence'> &
+  Partial<Pick<AccountEntry, SponsorshipCounts>> & { trustlines: SerializedTrustline[] };
 
 interface StateFile {
   format: number;
@@ -174,5 +175,12 @@ function deserializeAccount(account: SerializedAccount): AccountEntry {
   for (const line of account.trustlines) {
     trustlines.set(assetKey(line.code, line.issuer), { ...line, balance: BigInt(line.balance), limit: BigInt(line.limit) });
   }
-  return { ...account, balance: BigInt(account.balance), sequence: BigInt(account.sequence), trustlines };
+  return {
+    ...account,
+    balance: BigInt(account.balance),
+    sequence: BigInt(account.sequence),
+    trustlines,
+    numSponsoring: account.numSponsoring ?? 0,
+    numSponsored: account.numSponsored ?? 0,
+  };
 }
