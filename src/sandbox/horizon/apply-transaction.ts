@@ -3,7 +3,7 @@ import { baseAccountId } from './account-ids';
 import { LedgerDelta } from './ledger-delta';
 import { BASE_FEE, spendableNative } from './ledger-rules';
 import type { LedgerState } from './ledger-state';
-import { OP_SUCCESS, applyOperation } from './operations';
+import { ActiveSponsorships, OP_SUCCESS, applyOperation } from './operations';
 import type { InnerResult, OperationOutcome, TransactionResultModel } from './result-xdr';
 import { SignatureChecker } from './signature-checker';
 import { feeToCharge, validateTransaction, type ValidationContext } from './validate-transaction';
@@ -133,21 +133,27 @@ function chargeFeeAndConsumeSequence(
 /**
  * Protocol >= 14: operations run in order and the first failure stops the transaction; its changes
  * and those of the operations before it are dropped. Operations after the failure keep the default
- * (success) result, which is what stellar-core reports for them.
+ * (success) result, which is what stellar-core reports for them. Sponsorships begun in the
+ * transaction live only as long as it does: one left without its end fails the whole transaction
+ * with tx_bad_sponsorship, which carries no operation results.
  */
 function applyOperations(
   state: LedgerState,
   tx: Transaction,
   position: LedgerPosition,
-): { code: 'tx_success' | 'tx_failed'; operations: OperationOutcome[] } {
+): { code: 'tx_success' | 'tx_failed' | 'tx_bad_sponsorship'; operations?: OperationOutcome[] } {
   const delta = new LedgerDelta(state.accounts, position.ledgerSequence, position.closeTime);
+  const sponsorships = new ActiveSponsorships();
   const operations: OperationOutcome[] = tx.operations.map((op) => ({ kind: op.type, code: OP_SUCCESS }));
   for (const [index, op] of tx.operations.entries()) {
     const source = baseAccountId(op.source ?? tx.source);
-    const code = delta.exists(source) ? applyOperation(op, { delta, source }) : 'op_no_source_account';
-    operations[index] = { kind: op.type, code };
-    if (code !== OP_SUCCESS) return { code: 'tx_failed', operations };
+    const applied = delta.exists(source)
+      ? applyOperation(op, { delta, source, sponsorships })
+      : { code: 'op_no_source_account' };
+    operations[index] = { kind: op.type, ...applied };
+    if (applied.code !== OP_SUCCESS) return { code: 'tx_failed', operations };
   }
+  if (sponsorships.anyOpen) return { code: 'tx_bad_sponsorship' };
   delta.commitTo(state.accounts, state.priorImages);
   return { code: 'tx_success', operations };
 }

@@ -20,7 +20,8 @@ export type TransactionCode =
   | 'tx_internal_error'
   | 'tx_not_supported'
   | 'tx_bad_min_seq_age_or_gap'
-  | 'tx_malformed';
+  | 'tx_malformed'
+  | 'tx_bad_sponsorship';
 
 export type FeeBumpCode = 'tx_fee_bump_inner_success' | 'tx_fee_bump_inner_failed';
 
@@ -28,6 +29,8 @@ export type FeeBumpCode = 'tx_fee_bump_inner_success' | 'tx_fee_bump_inner_faile
 export interface OperationOutcome {
   kind: string;
   code: string;
+  /** account_merge's success result carries the XLM the merged account held. */
+  sourceAccountBalance?: bigint;
 }
 
 export interface InnerResult {
@@ -88,12 +91,62 @@ const SET_OPTIONS: VoidResult<xdr.SetOptionsResult> = {
   op_auth_revocable_required: () => xdr.SetOptionsResult.setOptionsAuthRevocableRequired(),
 };
 
+const BEGIN_SPONSORING: VoidResult<xdr.BeginSponsoringFutureReservesResult> = {
+  op_success: () => xdr.BeginSponsoringFutureReservesResult.beginSponsoringFutureReservesSuccess(),
+  op_malformed: () => xdr.BeginSponsoringFutureReservesResult.beginSponsoringFutureReservesMalformed(),
+  op_already_sponsored: () => xdr.BeginSponsoringFutureReservesResult.beginSponsoringFutureReservesAlreadySponsored(),
+  op_recursive: () => xdr.BeginSponsoringFutureReservesResult.beginSponsoringFutureReservesRecursive(),
+};
+
+const END_SPONSORING: VoidResult<xdr.EndSponsoringFutureReservesResult> = {
+  op_success: () => xdr.EndSponsoringFutureReservesResult.endSponsoringFutureReservesSuccess(),
+  op_not_sponsored: () => xdr.EndSponsoringFutureReservesResult.endSponsoringFutureReservesNotSponsored(),
+};
+
+const REVOKE_SPONSORSHIP: VoidResult<xdr.RevokeSponsorshipResult> = {
+  op_success: () => xdr.RevokeSponsorshipResult.revokeSponsorshipSuccess(),
+  op_does_not_exist: () => xdr.RevokeSponsorshipResult.revokeSponsorshipDoesNotExist(),
+  op_not_sponsor: () => xdr.RevokeSponsorshipResult.revokeSponsorshipNotSponsor(),
+  op_low_reserve: () => xdr.RevokeSponsorshipResult.revokeSponsorshipLowReserve(),
+  op_only_transferable: () => xdr.RevokeSponsorshipResult.revokeSponsorshipOnlyTransferable(),
+  op_malformed: () => xdr.RevokeSponsorshipResult.revokeSponsorshipMalformed(),
+};
+
+/** account_merge's failures; its success carries a balance, so it is built apart. */
+const ACCOUNT_MERGE_FAILURES: VoidResult<xdr.AccountMergeResult> = {
+  op_malformed: () => xdr.AccountMergeResult.accountMergeMalformed(),
+  op_no_account: () => xdr.AccountMergeResult.accountMergeNoAccount(),
+  op_immutable_set: () => xdr.AccountMergeResult.accountMergeImmutableSet(),
+  op_has_sub_entries: () => xdr.AccountMergeResult.accountMergeHasSubEntries(),
+  op_seqnum_too_far: () => xdr.AccountMergeResult.accountMergeSeqnumTooFar(),
+  op_dest_full: () => xdr.AccountMergeResult.accountMergeDestFull(),
+  op_is_sponsor: () => xdr.AccountMergeResult.accountMergeIsSponsor(),
+};
+
+function accountMergeResult({ code, sourceAccountBalance }: OperationOutcome): xdr.AccountMergeResult {
+  if (code !== 'op_success') return pick(ACCOUNT_MERGE_FAILURES, code, 'accountMerge');
+  // an operation after a failed one was never applied and keeps the zeroed default, as in stellar-core
+  return xdr.AccountMergeResult.accountMergeSuccess(xdr.Int64.fromString((sourceAccountBalance ?? 0n).toString()));
+}
+
+// stellar-base names each arm of revoke_sponsorship after the kind of entry it revokes
+const REVOKE_KINDS = new Set([
+  'revokeAccountSponsorship',
+  'revokeTrustlineSponsorship',
+  'revokeOfferSponsorship',
+  'revokeDataSponsorship',
+  'revokeClaimableBalanceSponsorship',
+  'revokeLiquidityPoolSponsorship',
+  'revokeSignerSponsorship',
+]);
+
 /** Codes that are not the operation's own result but a generic OperationResult arm. */
 const GENERIC: VoidResult<xdr.OperationResult> = {
   op_bad_auth: () => xdr.OperationResult.opBadAuth(),
   op_no_source_account: () => xdr.OperationResult.opNoAccount(),
   op_not_supported: () => xdr.OperationResult.opNotSupported(),
   op_too_many_subentries: () => xdr.OperationResult.opTooManySubentries(),
+  op_too_many_sponsoring: () => xdr.OperationResult.opTooManySponsoring(),
 };
 
 function pick<T>(table: VoidResult<T>, code: string, kind: string): T {
@@ -106,6 +159,9 @@ export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResu
   const generic = GENERIC[outcome.code];
   if (generic) return generic();
   const { kind, code } = outcome;
+  if (REVOKE_KINDS.has(kind)) {
+    return xdr.OperationResult.opInner(xdr.OperationResultTr.revokeSponsorship(pick(REVOKE_SPONSORSHIP, code, kind)));
+  }
   switch (kind) {
     case 'createAccount':
       return xdr.OperationResult.opInner(xdr.OperationResultTr.createAccount(pick(CREATE_ACCOUNT, code, kind)));
@@ -115,6 +171,14 @@ export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResu
       return xdr.OperationResult.opInner(xdr.OperationResultTr.changeTrust(pick(CHANGE_TRUST, code, kind)));
     case 'setOptions':
       return xdr.OperationResult.opInner(xdr.OperationResultTr.setOptions(pick(SET_OPTIONS, code, kind)));
+    case 'accountMerge':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.accountMerge(accountMergeResult(outcome)));
+    case 'beginSponsoringFutureReserves':
+      return xdr.OperationResult.opInner(
+        xdr.OperationResultTr.beginSponsoringFutureReserves(pick(BEGIN_SPONSORING, code, kind)),
+      );
+    case 'endSponsoringFutureReserves':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.endSponsoringFutureReserves(pick(END_SPONSORING, code, kind)));
     default:
       // an unsupported operation that was never evaluated still needs a slot in the results
       return xdr.OperationResult.opNotSupported();
@@ -135,6 +199,7 @@ const VOID_TX_RESULTS: Record<Exclude<TransactionCode, 'tx_success' | 'tx_failed
   tx_not_supported: () => xdr.TransactionResultResult.txNotSupported(),
   tx_bad_min_seq_age_or_gap: () => xdr.TransactionResultResult.txBadMinSeqAgeOrGap(),
   tx_malformed: () => xdr.TransactionResultResult.txMalformed(),
+  tx_bad_sponsorship: () => xdr.TransactionResultResult.txBadSponsorship(),
 };
 
 function plainResult(result: InnerResult): xdr.TransactionResultResult {

@@ -1,6 +1,7 @@
 import { Asset, type Operation } from '@stellar/stellar-sdk';
 import { parseAmount } from '../amounts';
-import { BASE_RESERVE, MAX_SUBENTRIES, assetKey, spendableNative } from '../ledger-rules';
+import { assetKey } from '../ledger-rules';
+import { releaseSubentry, reserveNewSubentry } from './entry-reserves';
 import { OP_SUCCESS, type OperationContext } from './operation-context';
 
 export function checkChangeTrust(op: Operation.ChangeTrust, source: string): string {
@@ -13,8 +14,12 @@ export function checkChangeTrust(op: Operation.ChangeTrust, source: string): str
   return OP_SUCCESS;
 }
 
-/** Creates, re-limits or (limit 0) removes a trustline; each line is one subentry costing a base reserve. */
-export function applyChangeTrust(op: Operation.ChangeTrust, { delta, source }: OperationContext): string {
+/**
+ * Creates, re-limits or (limit 0) removes a trustline; each line is one subentry costing a base
+ * reserve, paid by the account sponsoring the source in this transaction if there is one.
+ */
+export function applyChangeTrust(op: Operation.ChangeTrust, context: OperationContext): string {
+  const { delta, source } = context;
   const asset = op.line as Asset;
   const account = delta.write(source);
   if (!account) return 'op_no_source_account';
@@ -27,7 +32,7 @@ export function applyChangeTrust(op: Operation.ChangeTrust, { delta, source }: O
     if (limit < existing.balance) return 'op_invalid_limit';
     if (limit === 0n) {
       account.trustlines.delete(key);
-      account.subentryCount -= 1;
+      releaseSubentry(delta, account, existing.sponsor);
       return OP_SUCCESS;
     }
     existing.limit = limit;
@@ -37,15 +42,15 @@ export function applyChangeTrust(op: Operation.ChangeTrust, { delta, source }: O
 
   if (limit === 0n) return 'op_invalid_limit';
   if (!delta.exists(asset.getIssuer())) return 'op_no_issuer';
-  if (account.subentryCount >= MAX_SUBENTRIES) return 'op_too_many_subentries';
-  if (spendableNative(account) < BASE_RESERVE) return 'op_low_reserve';
+  const reserve = reserveNewSubentry(context, account);
+  if (reserve.code !== OP_SUCCESS) return reserve.code;
   account.trustlines.set(key, {
     code: asset.getCode(),
     issuer: asset.getIssuer(),
     balance: 0n,
     limit,
     lastModifiedLedger: delta.ledgerSequence,
+    ...(reserve.sponsor !== undefined ? { sponsor: reserve.sponsor } : {}),
   });
-  account.subentryCount += 1;
   return OP_SUCCESS;
 }

@@ -1,24 +1,33 @@
 import type { Operation } from '@stellar/stellar-sdk';
 import type { ThresholdLevel } from '../signature-checker';
+import { applyAccountMerge, checkAccountMerge } from './account-merge';
 import { applyChangeTrust, checkChangeTrust } from './change-trust';
 import { applyCreateAccount, checkCreateAccount } from './create-account';
-import { type OperationContext } from './operation-context';
+import { OP_SUCCESS, type AppliedOperation, type OperationContext } from './operation-context';
 import { applyPayment, checkPayment } from './payment';
+import { applyRevokeSponsorship, checkRevokeSponsorship, isRevokeSponsorship } from './revoke-sponsorship';
 import { applySetOptions, checkSetOptions, setOptionsThreshold } from './set-options';
+import { applyBeginSponsoring, applyEndSponsoring, checkBeginSponsoring } from './sponsor-future-reserves';
 
-export { OP_SUCCESS, type OperationContext } from './operation-context';
+export { ActiveSponsorships } from './active-sponsorships';
+export { OP_SUCCESS, type AppliedOperation, type OperationContext } from './operation-context';
 
 /**
- * The four operations the sandbox implements. Everything else answers op_not_supported, at
- * validation time, exactly where stellar-core reports an operation its protocol does not know.
+ * The operations the sandbox implements: accounts, payments, trustlines, signers and options,
+ * sponsored reserves and merges. Everything else answers op_not_supported, at validation time,
+ * exactly where stellar-core reports an operation its protocol does not know.
  */
 
 export function operationThreshold(op: Operation): ThresholdLevel {
-  return op.type === 'setOptions' ? setOptionsThreshold(op) : 'med';
+  if (op.type === 'setOptions') return setOptionsThreshold(op);
+  // deleting the account is as sensitive as changing who may sign for it
+  if (op.type === 'accountMerge') return 'high';
+  return 'med';
 }
 
 /** Checks that need no ledger state (stellar-core's doCheckValid). */
 export function checkOperation(op: Operation, source: string): string {
+  if (isRevokeSponsorship(op)) return checkRevokeSponsorship(op);
   switch (op.type) {
     case 'createAccount':
       return checkCreateAccount(op, source);
@@ -28,22 +37,35 @@ export function checkOperation(op: Operation, source: string): string {
       return checkChangeTrust(op, source);
     case 'setOptions':
       return checkSetOptions(op, source);
+    case 'accountMerge':
+      return checkAccountMerge(op, source);
+    case 'beginSponsoringFutureReserves':
+      return checkBeginSponsoring(op, source);
+    case 'endSponsoringFutureReserves':
+      return OP_SUCCESS;
     default:
       return 'op_not_supported';
   }
 }
 
-export function applyOperation(op: Operation, context: OperationContext): string {
+export function applyOperation(op: Operation, context: OperationContext): AppliedOperation {
+  if (isRevokeSponsorship(op)) return { code: applyRevokeSponsorship(op, context) };
   switch (op.type) {
     case 'createAccount':
-      return applyCreateAccount(op, context);
+      return { code: applyCreateAccount(op, context) };
     case 'payment':
-      return applyPayment(op, context);
+      return { code: applyPayment(op, context) };
     case 'changeTrust':
-      return applyChangeTrust(op, context);
+      return { code: applyChangeTrust(op, context) };
     case 'setOptions':
-      return applySetOptions(op, context);
+      return { code: applySetOptions(op, context) };
+    case 'accountMerge':
+      return applyAccountMerge(op, context);
+    case 'beginSponsoringFutureReserves':
+      return { code: applyBeginSponsoring(op, context) };
+    case 'endSponsoringFutureReserves':
+      return { code: applyEndSponsoring(context) };
     default:
-      return 'op_not_supported';
+      return { code: 'op_not_supported' };
   }
 }

@@ -3,13 +3,11 @@ import {
   AUTH_CLAWBACK_ENABLED_FLAG,
   AUTH_IMMUTABLE_FLAG,
   AUTH_REVOCABLE_FLAG,
-  BASE_RESERVE,
   KNOWN_ACCOUNT_FLAGS,
   MAX_SIGNERS,
-  MAX_SUBENTRIES,
-  spendableNative,
 } from '../ledger-rules';
 import type { ThresholdLevel } from '../signature-checker';
+import { releaseSubentry, reserveNewSubentry } from './entry-reserves';
 import { OP_SUCCESS, type OperationContext } from './operation-context';
 
 const MAX_WEIGHT = 255;
@@ -42,7 +40,8 @@ export function checkSetOptions(op: Operation.SetOptions, source: string): strin
   return OP_SUCCESS;
 }
 
-export function applySetOptions(op: Operation.SetOptions, { delta, source }: OperationContext): string {
+export function applySetOptions(op: Operation.SetOptions, context: OperationContext): string {
+  const { delta, source } = context;
   const account = delta.write(source);
   if (!account) return 'op_no_source_account';
 
@@ -71,17 +70,17 @@ export function applySetOptions(op: Operation.SetOptions, { delta, source }: Ope
     if (weight === 0) {
       if (existing) {
         account.signers.splice(index, 1);
-        account.subentryCount -= 1;
+        releaseSubentry(delta, account, existing.sponsor);
       }
     } else if (existing) {
       existing.weight = weight;
     } else {
       if (account.signers.length >= MAX_SIGNERS) return 'op_too_many_signers';
-      if (account.subentryCount >= MAX_SUBENTRIES) return 'op_too_many_subentries';
-      if (spendableNative(account) < BASE_RESERVE) return 'op_low_reserve';
-      account.signers.push({ key, weight });
+      // a signer is a subentry like a trustline: an active sponsor of the account pays its reserve
+      const reserve = reserveNewSubentry(context, account);
+      if (reserve.code !== OP_SUCCESS) return reserve.code;
+      account.signers.push({ key, weight, ...(reserve.sponsor !== undefined ? { sponsor: reserve.sponsor } : {}) });
       account.signers.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-      account.subentryCount += 1;
     }
   }
 
