@@ -31,6 +31,7 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
     limit: formatAmount(line.limit),
     buying_liabilities: ZERO,
     selling_liabilities: ZERO,
+    ...(line.sponsor ? { sponsor: line.sponsor } : {}),
     last_modified_ledger: line.lastModifiedLedger,
     // trustlines are always authorized: the sandbox has no allow_trust / set_trust_line_flags
     is_authorized: true,
@@ -83,12 +84,19 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
     },
     balances,
     signers: [
-      ...account.signers.map((signer) => ({ weight: signer.weight, key: signer.key, type: 'ed25519_public_key' })),
+      ...account.signers.map((signer) => ({
+        weight: signer.weight,
+        key: signer.key,
+        type: 'ed25519_public_key',
+        ...(signer.sponsor ? { sponsor: signer.sponsor } : {}),
+      })),
       { weight: account.masterWeight, key: account.id, type: 'ed25519_public_key' },
     ],
     data: {},
-    num_sponsoring: 0,
-    num_sponsored: 0,
+    num_sponsoring: account.numSponsoring,
+    num_sponsored: account.numSponsored,
+    // Horizon leaves `sponsor` out, rather than null, for an account paying its own reserve
+    ...(account.sponsor ? { sponsor: account.sponsor } : {}),
     paging_token: account.id,
   };
 }
@@ -151,6 +159,9 @@ export function paymentResource(payment: StoredPayment, base: string) {
     created_at: isoTime(payment.createdAt),
     transaction_hash: payment.transactionHash,
   };
+  if (payment.type === 'account_merge') {
+    return { ...common, type: 'account_merge', type_i: 8, account: payment.account, into: payment.into };
+  }
   if (payment.type === 'create_account') {
     return {
       ...common,

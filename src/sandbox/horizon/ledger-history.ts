@@ -60,6 +60,8 @@ export type StoredPayment = StoredOperationBase &
   (
     | { type: 'create_account'; account: string; funder: string; startingBalance: string }
     | { type: 'payment'; from: string; to: string; asset: AssetRef; amount: string }
+    /** `account` was merged into `into`; the amount moved is in the result XDR, as on Horizon. */
+    | { type: 'account_merge'; account: string; into: string }
   );
 
 export interface PageQuery {
@@ -96,7 +98,7 @@ export class LedgerHistory {
     }
     if (this.recent.length > RECENT_FOR_FEE_STATS) this.recent.splice(0, this.recent.length - RECENT_FOR_FEE_STATS);
     for (const payment of payments) {
-      const parties = payment.type === 'create_account' ? [payment.funder, payment.account] : [payment.from, payment.to];
+      const parties = paymentParties(payment);
       for (const account of new Set(parties)) {
         let list = this.paymentsByAccount.get(account);
         if (!list) this.paymentsByAccount.set(account, (list = []));
@@ -124,6 +126,18 @@ export class LedgerHistory {
 
   recentTransactions(): readonly StoredTransaction[] {
     return this.recent;
+  }
+}
+
+/** The accounts whose /payments list shows the record. */
+function paymentParties(payment: StoredPayment): string[] {
+  switch (payment.type) {
+    case 'create_account':
+      return [payment.funder, payment.account];
+    case 'payment':
+      return [payment.from, payment.to];
+    case 'account_merge':
+      return [payment.account, payment.into];
   }
 }
 

@@ -103,7 +103,7 @@ function assetRef(asset: Asset): AssetRef {
   return { type, code: asset.getCode(), issuer: asset.getIssuer() };
 }
 
-/** The create_account and payment operations of a successful transaction, as /payments lists them. */
+/** The create_account, payment and account_merge operations of a successful transaction, as /payments lists them. */
 export function buildPaymentRecords(envelope: Envelope, placement: Placement): StoredPayment[] {
   const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
   const transactionHash = envelope.hash().toString('hex');
@@ -133,6 +133,8 @@ export function buildPaymentRecords(envelope: Envelope, placement: Placement): S
         asset: assetRef(op.asset),
         amount: formatAmount(parseAmount(op.amount)),
       });
+    } else if (op.type === 'accountMerge') {
+      payments.push({ ...base, type: 'account_merge', account: base.sourceAccount, into: baseAccountId(op.destination) });
     }
   });
   return payments;
