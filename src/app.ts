@@ -21,12 +21,18 @@ export interface AppDeps {
   corsOrigins: string[];
   trustProxy?: string;
   /** Readiness probe: resolves when the service can do its work. */
-  ready?: () => Promise<boolean>;
+  /** For /readyz: 503 unless ready; warnings (still serving, but an operator should act) are listed. */
+  ready?: () => Promise<Readiness>;
   /** Prometheus metrics: times every request and answers GET /metrics (public; restrict it at the proxy). */
   metrics?: ServiceMetrics;
 }
 
 /** Builds the HTTP application. It never listens: server.ts and the tests do that. */
+export interface Readiness {
+  ready: boolean;
+  warnings?: string[];
+}
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -40,8 +46,9 @@ export function createApp(deps: AppDeps): Express {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    const ready = deps.ready ? await deps.ready().catch(() => false) : true;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+    const readiness: Readiness = deps.ready ? await deps.ready().catch(() => ({ ready: false })) : { ready: true };
+    const warnings = readiness.warnings?.length ? { warnings: readiness.warnings } : {};
+    res.status(readiness.ready ? 200 : 503).json({ status: readiness.ready ? 'ready' : 'unavailable', ...warnings });
   });
   if (deps.metrics) app.get('/metrics', deps.metrics.handler);
   // GET /openapi.json and Swagger UI at /docs, generated from the same route tables mounted below.

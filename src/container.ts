@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { Networks } from '@stellar/stellar-sdk';
+import { Asset, Networks } from '@stellar/stellar-sdk';
 import type { Express, Router } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
@@ -23,6 +23,7 @@ import { WebhookInboxRepository } from './db/repositories/webhook-inbox.reposito
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
 import { LedgerJournal, type ReadyLedger } from './ledger/ledger-journal';
+import { Treasury, type TreasuryReading } from './ledger/treasury';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
@@ -67,6 +68,8 @@ export interface Container {
   webhookInbox: WebhookInboxService;
   mailOutbox: MailOutboxService;
   metrics: ServiceMetrics;
+  /** What the distribution account can still pay for (metrics, /readyz). */
+  treasury: Treasury;
   /** The route tables by base path: the app, the auth matrix test and the OpenAPI document read them. */
   routeGroups: Record<string, RouteDef[]>;
   app: Express;
@@ -104,7 +107,7 @@ async function embeddedSandboxes(config: Config): Promise<{ sandboxes: Sandboxes
   const self = `http://127.0.0.1:${config.port}`;
   let horizonUrl = config.ledger.horizonUrl;
   if (!horizonUrl) {
-    sandboxes.horizon = await createHorizonSandbox({ dataDir: path.join(config.dataDir, 'ledger'), ledgerCloseMs: config.ledger.ledgerCloseMs });
+    sandboxes.horizon = await createHorizonSandbox({ dataDir: path.join(config.dataDir, 'ledger'), ledgerCloseMs: config.ledger.ledgerCloseMs, maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger });
     sandboxes.mounts['/sandbox/horizon'] = sandboxes.horizon.router;
     horizonUrl = `${self}/sandbox/horizon`;
   }
@@ -200,10 +203,13 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       settleBaseDelayMs: timing.settleBaseDelayMs,
       recheckMs: timing.recheckMs,
     },
+    fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: 2000, bumpAfterLedgers: timing.bumpAfterLedgers },
     onResult: (code) => {
       metrics.countLedgerResult(code);
       trackReady();
     },
+    onFeePaid: (stroops) => metrics.countFeePaid(stroops),
+    onBump: () => metrics.countFeeBump(),
   });
 
   const wallets = new WalletService(walletRepo, cipher);
@@ -280,9 +286,18 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
     '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
+  const treasury = new Treasury(
+    journal.client,
+    async () => {
+      const keys = await journal.keys();
+      return { publicKey: keys.distribution.publicKey(), asset: new Asset(config.ledger.tokenCode, keys.issuer.publicKey()) };
+    },
+    { walletStartingXlm: config.ledger.walletStartingXlm, minSignupsLeft: config.ledger.minSignupsLeft, cacheMs: 5000 },
+  );
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
     distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
+    treasury: () => treasury.read(),
   });
   const app = createApp({
     logger,
@@ -297,7 +312,9 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     trustProxy: config.trustProxy,
     ready: async () => {
       await db.execute('select 1');
-      return journal.client.isReachable();
+      if (!(await journal.client.isReachable())) return { ready: false };
+      const funds = await treasury.read();
+      return { ready: true, warnings: funds?.low ? [lowFundsWarning(funds)] : [] };
     },
   });
 
@@ -319,6 +336,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     webhookInbox,
     mailOutbox,
     metrics,
+    treasury,
     async audit() {
       const ready = await journal.ready();
       return auditLedger({
@@ -365,4 +383,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       if (!options.database) await database.close();
     },
   };
+}
+
+function lowFundsWarning(funds: TreasuryReading): string {
+  return `The distribution account's XLM covers ${funds.signupsLeft} more wallets, fewer than MIN_SIGNUPS_LEFT: top it up`;
 }

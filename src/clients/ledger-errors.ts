@@ -19,13 +19,18 @@ export class LedgerIndeterminateError extends Error {
   }
 }
 
-/** The ledger refused the transaction, with Stellar's result codes. Nothing was applied. */
+/**
+ * The ledger refused the transaction, with Stellar's result codes. Nothing was applied. For a fee
+ * bump the codes are the inner transaction's, unless the fee bump itself was refused (`feeBump`:
+ * its fee source, fee or signature): that is about who pays, never about what the transaction does.
+ */
 export class LedgerRejectedError extends Error {
   constructor(
     readonly transactionCode: string,
     readonly operationCodes: string[],
+    readonly feeBump = false,
   ) {
-    super(`Transaction rejected: ${transactionCode}${operationCodes.length ? ` [${operationCodes.join(', ')}]` : ''}`);
+    super(`Transaction rejected: ${feeBump ? 'fee bump ' : ''}${transactionCode}${operationCodes.length ? ` [${operationCodes.join(', ')}]` : ''}`);
     this.name = 'LedgerRejectedError';
   }
 

@@ -24,6 +24,21 @@ export interface LedgerAccount {
   id: string;
   sequence: string;
   balances: LedgerBalance[];
+  /** Reserves: trustlines and signers, reserves this account pays for others, reserves others pay for it. */
+  subentryCount: number;
+  numSponsoring: number;
+  numSponsored: number;
+}
+
+/** Horizon's /fee_stats, per operation in stroops, as bigints. */
+export interface FeeStats {
+  lastLedger: number;
+  lastLedgerBaseFee: bigint;
+  /** Operations in the last ledger over its limit, 0..1. */
+  capacityUsage: number;
+  /** What transactions of recent ledgers were charged per operation, by percentile (p10..p99). */
+  feeCharged: Record<string, bigint>;
+  maxFee: Record<string, bigint>;
 }
 
 export interface LedgerPayment {
@@ -36,9 +51,19 @@ export interface LedgerPayment {
   amount: string;
 }
 
+export interface FoundTransaction {
+  /** The hash of the envelope that applied (a fee bump's own hash when it was one). */
+  hash: string;
+  successful: boolean;
+  ledger: number;
+  feeCharged: bigint;
+}
+
 export interface SubmitResult {
   hash: string;
   ledger: number;
+  /** Stroops the network charged (what the fee source paid). */
+  feeCharged: bigint;
 }
 
 const balanceSchema = z.looseObject({
@@ -48,10 +73,26 @@ const balanceSchema = z.looseObject({
   asset_issuer: z.string().optional(),
   limit: z.string().optional(),
 });
-const accountSchema = z.looseObject({ id: z.string(), sequence: z.string().regex(/^\d+$/), balances: z.array(balanceSchema) });
-const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number() });
+const accountSchema = z.looseObject({
+  id: z.string(),
+  sequence: z.string().regex(/^\d+$/),
+  balances: z.array(balanceSchema),
+  subentry_count: z.number().int().default(0),
+  num_sponsoring: z.number().int().default(0),
+  num_sponsored: z.number().int().default(0),
+});
+const stroops = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
+const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number(), fee_charged: stroops.default(0n) });
 // The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
-const transactionSchema = z.looseObject({ hash: z.string(), ledger_attr: z.number(), successful: z.boolean() });
+const transactionSchema = z.looseObject({ hash: z.string(), ledger_attr: z.number(), successful: z.boolean(), fee_charged: stroops.default(0n) });
+const distributionSchema = z.record(z.string(), stroops);
+const feeStatsSchema = z.looseObject({
+  last_ledger: z.coerce.number().int(),
+  last_ledger_base_fee: stroops,
+  ledger_capacity_usage: z.coerce.number(),
+  fee_charged: distributionSchema,
+  max_fee: distributionSchema,
+});
 const paymentPageSchema = z.looseObject({
   records: z.array(
     z.looseObject({
@@ -69,9 +110,10 @@ const paymentPageSchema = z.looseObject({
   ),
 });
 const rootSchema = z.looseObject({ history_latest_ledger: z.number().int(), history_latest_ledger_closed_at: z.iso.datetime({ offset: true }) });
+const codesSchema = z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() });
 const failureSchema = z.looseObject({
   extras: z.looseObject({
-    result_codes: z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() }),
+    result_codes: codesSchema.extend({ inner_transaction: codesSchema.optional() }),
   }),
 });
 
@@ -110,6 +152,9 @@ export class StellarClient {
     return {
       id: parsed.data.id,
       sequence: parsed.data.sequence,
+      subentryCount: parsed.data.subentry_count,
+      numSponsoring: parsed.data.num_sponsoring,
+      numSponsored: parsed.data.num_sponsored,
       balances: parsed.data.balances.map((b) => ({
         assetType: b.asset_type,
         assetCode: b.asset_code,
@@ -144,15 +189,12 @@ export class StellarClient {
       const raw = await Promise.race([this.server.submitTransaction(tx, { skipMemoRequiredCheck: true }), timeout]);
       const parsed = submitSchema.safeParse(raw);
       if (!parsed.success) throw new LedgerIndeterminateError(hash);
-      return { hash: parsed.data.hash, ledger: parsed.data.ledger };
+      return { hash: parsed.data.hash, ledger: parsed.data.ledger, feeCharged: parsed.data.fee_charged };
     } catch (err) {
       if (err instanceof LedgerIndeterminateError) throw err;
       if (httpStatusOf(err) === 400) {
         const failure = failureSchema.safeParse(responseDataOf(err));
-        if (failure.success) {
-          const codes = failure.data.extras.result_codes;
-          throw new LedgerRejectedError(codes.transaction, codes.operations ?? []);
-        }
+        if (failure.success) throw rejection(failure.data.extras.result_codes, 'innerTransaction' in tx);
       }
       if (httpStatusOf(err) === undefined && neverConnected(err)) throw unavailable(err);
       throw new LedgerIndeterminateError(hash);
@@ -177,16 +219,38 @@ export class StellarClient {
     return { sequence: parsed.data.history_latest_ledger, closedAt: new Date(parsed.data.history_latest_ledger_closed_at) };
   }
 
-  /** A transaction by hash: applied (successful), failed on the ledger, or unknown (undefined). */
-  async findTransaction(hash: string): Promise<{ successful: boolean; ledger: number } | undefined> {
+  /**
+   * A transaction by hash: applied (successful), failed on the ledger, or unknown (undefined).
+   * Found by its inner hash too, for a fee bump; `hash` is then the fee bump's own.
+   */
+  async findTransaction(hash: string): Promise<FoundTransaction | undefined> {
     try {
       const raw = await this.server.transactions().transaction(hash).call();
       const parsed = transactionSchema.parse(raw);
-      return { successful: parsed.successful, ledger: parsed.ledger_attr };
+      return { hash: parsed.hash, successful: parsed.successful, ledger: parsed.ledger_attr, feeCharged: parsed.fee_charged };
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw unavailable(err);
     }
+  }
+
+  /** Horizon's fee statistics of recent ledgers (what bids are being charged). */
+  async feeStats(): Promise<FeeStats> {
+    let raw: unknown;
+    try {
+      raw = await this.server.feeStats();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    const parsed = feeStatsSchema.safeParse(raw);
+    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered unreadable fee stats');
+    return {
+      lastLedger: parsed.data.last_ledger,
+      lastLedgerBaseFee: parsed.data.last_ledger_base_fee,
+      capacityUsage: parsed.data.ledger_capacity_usage,
+      feeCharged: parsed.data.fee_charged,
+      maxFee: parsed.data.max_fee,
+    };
   }
 
   /**
@@ -242,6 +306,15 @@ export class StellarClient {
       return false;
     }
   }
+}
+
+/**
+ * A fee bump refused because of its inner transaction carries the inner codes (what the
+ * transaction does); one refused at the outer level is about its fee source (who pays).
+ */
+function rejection(codes: z.infer<typeof failureSchema>['extras']['result_codes'], feeBump: boolean): LedgerRejectedError {
+  if (codes.inner_transaction) return new LedgerRejectedError(codes.inner_transaction.transaction, codes.inner_transaction.operations ?? []);
+  return new LedgerRejectedError(codes.transaction, codes.operations ?? [], feeBump);
 }
 
 function httpStatusOf(err: unknown): number | undefined {

@@ -32,7 +32,8 @@ const envSchema = z.object({
   TOKEN_CODE: z.string().regex(/^[A-Za-z0-9]{1,4}$/, 'must be 1-4 letters or digits (credit_alphanum4)').default('WLT'),
   ISSUER_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
   DISTRIBUTION_SECRET: z.string().regex(/^S[A-Z2-7]{55}$/, 'must be a Stellar secret seed').optional(),
-  WALLET_STARTING_XLM: decimalText.default('2.5'),
+  // Wallets' reserves are sponsored and their fees fee-bumped: XLM given to a wallet is the user's to withdraw.
+  WALLET_STARTING_XLM: decimalText.default('0'),
   SIGNUP_WALLETS_PER_HOUR: z.coerce.number().int().min(0).default(1000),
   // At least one stroop per Naira: a rate of 0 would take buyers' money and mint nothing.
   TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
@@ -51,6 +52,11 @@ const envSchema = z.object({
   LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  LEDGER_FEE_PERCENTILE: z.enum(['10', '20', '30', '40', '50', '60', '70', '80', '90', '95', '99'], 'must be one of Horizon\'s fee_stats percentiles: 10, 20, ... 90, 95, 99').default('90'),
+  MAX_FEE_STROOPS: z.coerce.number().int().min(100, 'must be at least the base fee, 100').max(100_000_000).default(10_000),
+  LEDGER_BUMP_AFTER_LEDGERS: z.coerce.number().int().min(1).max(1000).default(3),
+  LEDGER_SANDBOX_MAX_OPS: z.coerce.number().int().min(0).max(100_000).default(1000),
+  MIN_SIGNUPS_LEFT: z.coerce.number().int().min(0).default(100),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
@@ -134,6 +140,14 @@ export interface Config {
     settleBaseDelayMs: number;
     recheckMs: number;
     reconcileIntervalMs: number;
+    /** fee_stats percentile bid per operation, its cap (stroops per operation), ledgers before a waiting envelope's bid is raised. */
+    feePercentile: number;
+    maxFeeStroops: bigint;
+    bumpAfterLedgers: number;
+    /** The embedded sandbox's per-ledger operation limit (surge pricing beyond it); 0 = none. */
+    sandboxMaxOperationsPerLedger: number;
+    /** /readyz warns and a metric alerts below this many signups left in the distribution account's XLM. */
+    minSignupsLeft: number;
   };
   webhookRetryBaseMs: number;
   /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
@@ -200,6 +214,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       settleBaseDelayMs: env.LEDGER_SETTLE_BASE_MS,
       recheckMs: env.LEDGER_RECHECK_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      feePercentile: Number(env.LEDGER_FEE_PERCENTILE),
+      maxFeeStroops: BigInt(env.MAX_FEE_STROOPS),
+      bumpAfterLedgers: env.LEDGER_BUMP_AFTER_LEDGERS,
+      sandboxMaxOperationsPerLedger: env.LEDGER_SANDBOX_MAX_OPS,
+      minSignupsLeft: env.MIN_SIGNUPS_LEFT,
     },
     payments: {
       paystackSecretKey: env.PAYSTACK_SECRET_KEY,

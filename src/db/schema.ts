@@ -147,13 +147,29 @@ export const ledgerEnvelopes = pgTable(
   'ledger_envelopes',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    /** The signed (inner) transaction's hash: the identity every fee bump of it shares. */
     hash: text('hash').notNull().unique(),
     /** The transaction's source account: the lane whose sequence number it consumes. */
     sourceAccount: text('source_account').notNull(),
     sequence: bigint('sequence', { mode: 'bigint' }).notNull(),
     /** Unix seconds after which the network refuses it (tx_too_late). */
     maxTime: bigint('max_time', { mode: 'bigint' }).notNull(),
+    /**
+     * The envelope to send: a fee bump around the signed inner transaction. `hash` above is the
+     * inner transaction's, which every fee bump of it shares and Horizon finds it under: the journal
+     * tracks that one, so raising the bid never makes a second transaction.
+     */
     envelopeXdr: text('envelope_xdr').notNull(),
+    /** The current fee bump's own hash (null for an envelope stored before fee bumps). */
+    outerHash: text('outer_hash'),
+    /** The current fee bump's whole fee bid, in stroops (what the service accepts to pay at most). */
+    bidStroops: bigint('bid_stroops', { mode: 'bigint' }),
+    /** The ledger Horizon had closed when the current bid was first seen still waiting: bumps count ledgers from it. */
+    bidLedger: integer('bid_ledger'),
+    /** How many times the bid was raised. */
+    bumps: integer('bumps').notNull().default(0),
+    /** What the network charged, once applied (stroops). */
+    feeCharged: bigint('fee_charged', { mode: 'bigint' }),
     status: text('status', { enum: ENVELOPE_STATUSES }).notNull().default('pending'),
     /** How many times it was handed to Horizon; a refusal is final only for the first. */
     submitCount: integer('submit_count').notNull().default(0),
@@ -168,7 +184,7 @@ export const ledgerEnvelopes = pgTable(
   (t) => [index('ledger_envelopes_open_idx').on(t.nextCheckAt).where(sql`status in ('pending', 'submitted')`)],
 );
 
-export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'trustline'] as const;
+export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 /** The kinds users and admins see as transaction records. */
 export const RECORD_KINDS = ['transfer', 'payment_mint', 'admin_mint'] as const satisfies readonly EntryKind[];

@@ -1,10 +1,11 @@
-import { Account, Keypair, StrKey, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
+import { Account, Keypair, StrKey, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import type { EntryKind } from '../db/schema';
 import type { Logger } from '../logger';
 import type { EnvelopeSender } from './envelope-sender';
+import type { FeeBumper } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
 
 /** One journal entry's operations, to be carried by the next envelope of this account. */
@@ -31,10 +32,12 @@ export interface AccountSubmitterOptions {
   client: StellarClient;
   journal: JournalRepository;
   sender: EnvelopeSender;
+  /** Pays every transaction's fee through a fee bump: no lane account needs XLM. */
+  bumper: FeeBumper;
   /** The account whose operations these are (it signs every transaction it has operations in). */
   source: Keypair;
   /**
-   * Channel accounts that pay fees and sequence numbers instead of the source, one transaction
+   * Channel accounts that give their sequence numbers instead of the source (fees come from the fee bump), one transaction
    * each per ledger, so several transactions of the source's operations land in the same ledger.
    * Unset = the source account itself is the only lane.
    */
@@ -57,7 +60,8 @@ interface QueuedJob {
 
 /** Envelopes built for one batch before its jobs are handed back as waiting. */
 const MAX_ROUNDS = 6;
-const BASE_FEE = '100';
+/** The inner transaction bids nothing: its fee bump pays (CAP-15), so its source needs no XLM. */
+const INNER_FEE = '0';
 /** Stellar accepts at most 20 signatures on a transaction envelope. */
 const MAX_SIGNATURES = 20;
 
@@ -174,7 +178,7 @@ export class AccountSubmitter {
     let lastError: Error = new LedgerUnavailableError();
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
       if (round > 0) await backoff(round);
-      let tx: Transaction;
+      let tx: FeeBumpTransaction;
       try {
         tx = await this.build(lane, pending);
       } catch (err) {
@@ -183,10 +187,17 @@ export class AccountSubmitter {
         if (err instanceof LedgerUnavailableError) continue;
         break;
       }
-      const hash = tx.hash().toString('hex');
-      const facts = { hash, source: lane.keypair.publicKey(), sequence: BigInt(tx.sequence), maxTime: BigInt(tx.timeBounds?.maxTime ?? 0) };
+      const inner = tx.innerTransaction;
+      const hash = inner.hash().toString('hex');
+      const facts = { hash, source: lane.keypair.publicKey(), sequence: BigInt(inner.sequence), maxTime: BigInt(inner.timeBounds?.maxTime ?? 0) };
       const attached = await journal.attach(
-        { ...facts, sourceAccount: facts.source, envelopeXdr: tx.toEnvelope().toXDR('base64') },
+        {
+          ...facts,
+          sourceAccount: facts.source,
+          envelopeXdr: tx.toEnvelope().toXDR('base64'),
+          outerHash: tx.hash().toString('hex'),
+          bidStroops: BigInt(tx.fee),
+        },
         pending.map((q) => q.job.entryId),
         this.options.leaseMs,
       );
@@ -264,7 +275,8 @@ export class AccountSubmitter {
     return { survivors: pending.filter((q) => !finals.has(q)), recorded };
   }
 
-  private async build(lane: Lane, pending: QueuedJob[]): Promise<Transaction> {
+  /** The signed inner transaction of the lane's next sequence number, wrapped in the service's fee bump. */
+  private async build(lane: Lane, pending: QueuedJob[]): Promise<FeeBumpTransaction> {
     const laneKey = lane.keypair.publicKey();
     if (!lane.account) {
       const loaded = await this.options.client.loadAccount(laneKey);
@@ -272,7 +284,7 @@ export class AccountSubmitter {
       lane.account = new Account(laneKey, loaded.sequence);
     }
     const builder = new TransactionBuilder(lane.account, {
-      fee: BASE_FEE,
+      fee: INNER_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
     }).setTimeout(this.options.txTimeoutSeconds);
     // With a channel as the transaction's source, operations without their own source act for the source account.
@@ -293,7 +305,7 @@ export class AccountSubmitter {
     if (sourceActs) signers.set(this.publicKey, this.options.source);
     for (const q of pending) for (const s of q.job.signers ?? []) signers.set(s.publicKey(), s);
     tx.sign(...signers.values());
-    return tx;
+    return this.options.bumper.wrap(tx);
   }
 }
 

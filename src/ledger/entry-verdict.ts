@@ -16,6 +16,8 @@ const MUST_FINISH = new Set<EntryKind>(['payment_mint', 'activation', 'channel_f
  * operations (empty when the refusal was about the whole transaction).
  */
 export function isFinalRefusal(kind: EntryKind, error: LedgerRejectedError, ownCodes: string[]): boolean {
+  // the fee bump was refused (its fee source's balance, its bid): nothing is wrong with the entry
+  if (error.feeBump) return false;
   if (error.transactionCode === 'tx_failed') {
     const own = ownCodes.find((c) => c !== 'op_success');
     if (!own) return false; // another entry's operation failed the batch

@@ -1,17 +1,20 @@
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
-import type { StellarClient } from '../clients/stellar.client';
+import type { FoundTransaction, StellarClient } from '../clients/stellar.client';
+import { innerOf } from './fee-bumper';
 
 /** What Horizon shows of a signed envelope whose outcome was unknown. */
 export type EnvelopeFate =
-  | { kind: 'applied'; ledger: number }
+  /** `appliedHash`: the envelope that applied (which fee bump of the inner transaction). */
+  | { kind: 'applied'; ledger: number; feeCharged: bigint; appliedHash: string }
   /** In a ledger, but failed there (fee and sequence consumed, no operation applied). */
   | { kind: 'failed_on_ledger'; ledger: number }
   /** Provably never applies: it may be rebuilt. */
   | { kind: 'never_applies'; reason: string }
-  /** Could still apply: keep it, resubmit only these bytes. */
-  | { kind: 'open' };
+  /** Could still apply: keep it, resubmit only these bytes (or a fee bump of the same inner transaction). */
+  | { kind: 'open'; latestLedger: number };
 
 export interface EnvelopeFacts {
+  /** The inner transaction's hash: Horizon finds whichever fee bump of it applied under this hash. */
   hash: string;
   source: string;
   sequence: bigint;
@@ -21,10 +24,10 @@ export interface EnvelopeFacts {
 
 export function factsOf(envelopeXdr: string, networkPassphrase: string): EnvelopeFacts & { tx: Transaction | FeeBumpTransaction } {
   const tx = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
-  const inner = 'innerTransaction' in tx ? tx.innerTransaction : tx;
+  const inner = innerOf(tx);
   return {
     tx,
-    hash: tx.hash().toString('hex'),
+    hash: inner.hash().toString('hex'),
     source: inner.source,
     sequence: BigInt(inner.sequence),
     maxTime: BigInt(inner.timeBounds?.maxTime ?? 0),
@@ -48,7 +51,7 @@ export function factsOf(envelopeXdr: string, networkPassphrase: string): Envelop
  */
 export async function envelopeFate(client: StellarClient, facts: EnvelopeFacts): Promise<EnvelopeFate> {
   const found = await client.findTransaction(facts.hash);
-  if (found) return found.successful ? { kind: 'applied', ledger: found.ledger } : { kind: 'failed_on_ledger', ledger: found.ledger };
+  if (found) return foundFate(found);
 
   // The evidence is read first; the hash is looked up again only after it.
   const latest = await client.latestLedger();
@@ -58,12 +61,18 @@ export async function envelopeFate(client: StellarClient, facts: EnvelopeFacts):
     const account = await client.loadAccount(facts.source);
     spent = account !== undefined && BigInt(account.sequence) >= facts.sequence;
   }
-  if (!expired && !spent) return { kind: 'open' };
+  if (!expired && !spent) return { kind: 'open', latestLedger: latest.sequence };
 
   const after = await client.findTransaction(facts.hash);
-  if (after) return after.successful ? { kind: 'applied', ledger: after.ledger } : { kind: 'failed_on_ledger', ledger: after.ledger };
+  if (after) return foundFate(after);
   return {
     kind: 'never_applies',
     reason: expired ? `ledger ${latest.sequence} closed after its maxTime` : `source account sequence passed ${facts.sequence}`,
   };
+}
+
+function foundFate(found: FoundTransaction): EnvelopeFate {
+  return found.successful
+    ? { kind: 'applied', ledger: found.ledger, feeCharged: found.feeCharged, appliedHash: found.hash }
+    : { kind: 'failed_on_ledger', ledger: found.ledger };
 }

@@ -4,6 +4,7 @@ import type { StellarClient } from '../clients/stellar.client';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
+import type { FeeBumper } from './fee-bumper';
 import { errorReason } from '../errors/loggable-error';
 
 /** Where an envelope stands after a send, as recorded in the journal (but for `refused`). */
@@ -28,7 +29,14 @@ export interface EnvelopeSenderOptions {
   settleBaseDelayMs: number;
   /** When the reconciler looks again at an envelope left open. */
   recheckMs: number;
+  /** Who pays the fees: raises the bid of an envelope that keeps waiting. */
+  bumper(): Promise<FeeBumper>;
+  /** Ledgers an envelope's bid may wait with Horizon before it is raised. */
+  bumpAfterLedgers: number;
   onResult?: (code: string) => void;
+  /** Stroops the network charged for an envelope this process saw applied. */
+  onFeePaid?: (stroops: bigint) => void;
+  onBump?: () => void;
 }
 
 /**
@@ -47,7 +55,7 @@ export class EnvelopeSender {
     if (count === undefined) return { kind: 'elsewhere' };
     try {
       const result = await client.submit(tx);
-      return this.applied(envelopeId, facts.hash, result.ledger);
+      return this.applied(envelopeId, facts.hash, result);
     } catch (err) {
       if (count === 1 && err instanceof LedgerRejectedError) {
         this.options.onResult?.(err.code);
@@ -65,21 +73,24 @@ export class EnvelopeSender {
   }
 
   /**
-   * Looks for the envelope's fate and, while it is open, resubmits the same bytes: `attempts`
+   * Looks for the envelope's fate and, while it is open, resubmits it: the same bytes, or the same
+   * inner transaction at a higher bid once it has waited `bumpAfterLedgers` ledgers. `attempts`
    * times, then leaves it open for the reconciler.
    */
-  async settle(envelopeId: string, tx: Transaction | FeeBumpTransaction, facts: EnvelopeFacts, attempts: number): Promise<SendOutcome> {
+  async settle(envelopeId: string, sent: Transaction | FeeBumpTransaction, facts: EnvelopeFacts, attempts: number): Promise<SendOutcome> {
     const { client, journal } = this.options;
+    let tx = sent;
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0 || attempts > 1) await sleep(Math.min(4000, this.options.settleBaseDelayMs * 2 ** attempt));
       try {
         const fate = await envelopeFate(client, facts);
-        if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, fate.ledger);
+        if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, { ledger: fate.ledger, feeCharged: fate.feeCharged, hash: fate.appliedHash });
         if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
         if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
+        tx = await this.bumpIfWaiting(envelopeId, tx, facts, fate.latestLedger);
         if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
         const result = await client.submit(tx);
-        return this.applied(envelopeId, facts.hash, result.ledger);
+        return this.applied(envelopeId, facts.hash, result);
       } catch {
         // A refused resubmission, a timeout, a 5xx: all unclear. Look again.
       }
@@ -88,9 +99,39 @@ export class EnvelopeSender {
     return { kind: 'unknown' };
   }
 
-  private async applied(envelopeId: string, hash: string, ledger: number): Promise<SendOutcome> {
+  /**
+   * An envelope Horizon has let wait `bumpAfterLedgers` ledgers (surge pricing: its bid is too low
+   * for the ledgers closing now) is wrapped again at a higher bid. The new fee bump is stored
+   * before it is sent, like every envelope; its inner transaction, hash and sequence number are
+   * the same, so the journal's rule holds: whichever fee bump applies, it applies once.
+   */
+  private async bumpIfWaiting(
+    envelopeId: string,
+    tx: Transaction | FeeBumpTransaction,
+    facts: EnvelopeFacts,
+    latestLedger: number,
+  ): Promise<Transaction | FeeBumpTransaction> {
+    const waited = await this.options.journal.noteWaiting(envelopeId, latestLedger);
+    if (waited < this.options.bumpAfterLedgers) return tx;
+    const raised = await (await this.options.bumper()).raise(tx);
+    if (!raised) return tx;
+    const stored = await this.options.journal.rebid(envelopeId, {
+      envelopeXdr: raised.toEnvelope().toXDR('base64'),
+      outerHash: raised.hash().toString('hex'),
+      bidStroops: BigInt(raised.fee),
+    });
+    if (!stored) return tx;
+    this.options.onBump?.();
+    this.options.logger.info({ hash: facts.hash, waitedLedgers: waited, fee: raised.fee }, 'envelope still waiting: fee bid raised');
+    return raised;
+  }
+
+  /** `applied.hash` is the envelope that applied: which fee bump of the inner transaction `hash`. */
+  private async applied(envelopeId: string, hash: string, applied: { ledger: number; feeCharged: bigint; hash: string }): Promise<SendOutcome> {
     this.options.onResult?.('tx_success');
-    return (await this.options.journal.confirm(envelopeId, hash, ledger)) ? { kind: 'applied', ledger } : { kind: 'elsewhere' };
+    if (!(await this.options.journal.confirm(envelopeId, hash, applied))) return { kind: 'elsewhere' };
+    this.options.onFeePaid?.(applied.feeCharged);
+    return { kind: 'applied', ledger: applied.ledger };
   }
 
   private async failed(envelopeId: string, reason: string, proven: boolean, ledger?: number): Promise<SendOutcome> {

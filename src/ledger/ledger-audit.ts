@@ -68,7 +68,9 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     c[side]++;
     counts.set(key, c);
   };
-  for (const p of payments.values()) bump(keyOf(p.hash, p.from, p.to, parseTokenAmount(p.amount) ?? 0n), 'ledger');
+  // The ledger names a fee-bumped payment by the fee bump's hash; the journal by its inner hash.
+  const innerHashOf = new Map(envelopes.filter((e) => e.outerHash).map((e) => [e.outerHash!, e.hash]));
+  for (const p of payments.values()) bump(keyOf(innerHashOf.get(p.hash) ?? p.hash, p.from, p.to, parseTokenAmount(p.amount) ?? 0n), 'ledger');
   for (const e of confirmed) bump(keyOf(e.ledgerTransactionId, e.fromPublicKey, e.toPublicKey, e.amountStroops), 'journal');
   for (const [key, c] of counts) {
     if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} confirmed in the journal`);

@@ -10,6 +10,8 @@ export function fromLedgerError(err: unknown, tokenCode: string): unknown {
     return new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not confirm the transaction in time; check the transaction list before retrying');
   }
   if (!(err instanceof LedgerRejectedError)) return err;
+  // The service pays every fee through a fee bump: a refused fee bump is the service's trouble, not the user's.
+  if (err.feeBump) return new AppError('UPSTREAM_UNAVAILABLE', 'The network fee could not be paid right now; try again later');
   switch (err.code) {
     case 'op_underfunded':
       return new AppError('VALIDATION', 'Insufficient balance');

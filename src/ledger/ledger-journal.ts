@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
@@ -13,8 +12,13 @@ import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
 import { AccountSubmitter, type JobOutcome, type LedgerJob } from './account-submitter';
 import { EnvelopeSender } from './envelope-sender';
+import { FeeBumper } from './fee-bumper';
+import { FeePolicy, type FeePolicyOptions } from './fee-policy';
+import { sponsored } from './sponsorship';
+import { MAX_CHANNELS, channelCreation, channelKeyOf, channelKeys, channelRemoval } from './channel-accounts';
 import { fromLedgerError } from './ledger-error-map';
 import { bootstrapLedger, loadSystemKeys, type SystemKeys } from './system-accounts';
+export { channelKeys } from './channel-accounts';
 
 export interface LedgerJournalOptions {
   client: StellarClient;
@@ -32,7 +36,13 @@ export interface LedgerJournalOptions {
   /** Channel accounts for the distribution account's batches (several transactions per ledger). */
   channelCount: number;
   timing: JournalTiming;
+  fees: FeePolicyOptions & {
+    /** Ledgers an envelope may wait with Horizon before its bid is raised. */
+    bumpAfterLedgers: number;
+  };
   onResult?: (code: string) => void;
+  onFeePaid?: (stroops: bigint) => void;
+  onBump?: () => void;
 }
 
 export interface JournalTiming {
@@ -50,6 +60,8 @@ export interface JournalTiming {
 
 export interface ReadyLedger {
   keys: SystemKeys;
+  /** Pays every fee (the distribution account, through fee bumps). */
+  bumper: FeeBumper;
   asset: Asset;
   issuer: AccountSubmitter;
   /** The distribution account's batches, spread over its channel accounts. */
@@ -65,19 +77,6 @@ export interface LedgerWrite {
 }
 
 const MAX_OPERATIONS_PER_TX = 100;
-/** Each channel pays its own fees: at 100 stroops an operation this lasts for many thousand batches. */
-const CHANNEL_STARTING_XLM = '20';
-
-/**
- * Channel keys are derived from the distribution secret: nothing more to store or configure, and
- * every process of the service finds the same channels.
- */
-export function channelKeys(distribution: Keypair, count: number): Keypair[] {
-  return Array.from({ length: count }, (_, i) =>
-    Keypair.fromRawEd25519Seed(crypto.createHash('sha256').update(`wallet-channel:${i}:${distribution.secret()}`).digest()),
-  );
-}
-
 /**
  * The one home of "every ledger write exactly once". Use cases call transfer, mint,
  * mintForPayment, issue and activate; each commits a journal entry (binding the request's
@@ -87,10 +86,14 @@ export function channelKeys(distribution: Keypair, count: number): Keypair[] {
  */
 export class LedgerJournal {
   private readyPromise: Promise<ReadyLedger> | undefined;
+  private keysPromise: Promise<SystemKeys> | undefined;
+  private bumperPromise: Promise<FeeBumper> | undefined;
+  readonly feePolicy: FeePolicy;
   private readonly walletSubmitters = new Map<string, AccountSubmitter>();
   readonly sender: EnvelopeSender;
 
   constructor(readonly options: LedgerJournalOptions) {
+    this.feePolicy = new FeePolicy(options.client, options.fees);
     this.sender = new EnvelopeSender({
       client: options.client,
       journal: options.journal,
@@ -98,8 +101,33 @@ export class LedgerJournal {
       settleAttempts: options.timing.settleAttempts,
       settleBaseDelayMs: options.timing.settleBaseDelayMs,
       recheckMs: options.timing.recheckMs,
+      bumper: () => this.bumper(),
+      bumpAfterLedgers: options.fees.bumpAfterLedgers,
       onResult: options.onResult,
+      onFeePaid: options.onFeePaid,
+      onBump: options.onBump,
     });
+  }
+
+  /** The issuing and distribution keys (loaded or generated once, before any ledger work). */
+  keys(): Promise<SystemKeys> {
+    const o = this.options;
+    this.keysPromise ??= loadSystemKeys({ issuerSecret: o.issuerSecret, distributionSecret: o.distributionSecret }, o.systemAccounts, o.cipher).catch(
+      (err: unknown) => {
+        this.keysPromise = undefined;
+        throw err;
+      },
+    );
+    return this.keysPromise;
+  }
+
+  /** The distribution account pays every fee, through fee bumps. */
+  private bumper(): Promise<FeeBumper> {
+    this.bumperPromise ??= this.keys().then((keys) => new FeeBumper(keys.distribution, this.feePolicy, this.options.client.networkPassphrase));
+    this.bumperPromise.catch(() => {
+      this.bumperPromise = undefined;
+    });
+    return this.bumperPromise;
   }
 
   get client(): StellarClient {
@@ -131,7 +159,7 @@ export class LedgerJournal {
       assetCode: this.options.tokenCode,
     };
     return this.write(entry, { idempotency: input.idempotency }, (row) => ({
-      submitter: this.walletSubmitter(input.wallet),
+      submitter: this.walletSubmitter(ledger, input.wallet),
       job: { entryId: row.id, kind: row.kind, operations: [this.payment(ledger, row)] },
     }));
   }
@@ -235,6 +263,33 @@ export class LedgerJournal {
     throw fromLedgerError(code.startsWith('op_') ? new LedgerRejectedError('tx_failed', [code]) : new LedgerRejectedError(code, []), this.options.tokenCode);
   }
 
+  /**
+   * Makes the ledger's channel accounts match LEDGER_CHANNELS: the ready ledger has created the
+   * missing ones; channels past the count that exist are merged into the distribution account
+   * (their reserve returns to it). A channel with an envelope still open is left for a later run.
+   * Lower LEDGER_CHANNELS on every running process before removing: a process still using a
+   * merged channel sees tx_no_source_account and its entries ride again on its other lanes.
+   */
+  async removeChannelsBeyond(count: number): Promise<{ removed: string[]; busy: string[] }> {
+    const ledger = await this.ready();
+    const removed: string[] = [];
+    const busy: string[] = [];
+    for (const channel of channelKeys(ledger.keys.distribution, MAX_CHANNELS).slice(count)) {
+      if (!(await this.options.client.loadAccount(channel.publicKey()))) continue;
+      if (await this.options.journal.hasOpenEnvelopeFrom(channel.publicKey())) {
+        busy.push(channel.publicKey());
+        continue;
+      }
+      const entry: NewEntry = { kind: 'channel_merge', fromPublicKey: channel.publicKey(), toPublicKey: channel.publicKey(), amountStroops: 0n, assetCode: 'XLM' };
+      const write = await this.write(entry, { mustFinish: true }, (row) => ({
+        submitter: ledger.distributionDirect,
+        job: { entryId: row.id, kind: row.kind, operations: channelRemoval(ledger.keys, channel), signers: [channel] },
+      }));
+      (write.state === 'confirmed' ? removed : busy).push(channel.publicKey());
+    }
+    return { removed, busy };
+  }
+
   /** Waits for every submitter to finish what it has in flight (graceful shutdown). */
   async drain(): Promise<void> {
     const ready = await this.readyPromise?.catch(() => undefined);
@@ -243,10 +298,10 @@ export class LedgerJournal {
   }
 
   /** The submitter of a user's wallet: one per account, so its transfers never race. */
-  private walletSubmitter(keypair: Keypair): AccountSubmitter {
+  private walletSubmitter(ledger: ReadyLedger, keypair: Keypair): AccountSubmitter {
     let submitter = this.walletSubmitters.get(keypair.publicKey());
     if (!submitter) {
-      submitter = this.submitterFor(keypair, 1);
+      submitter = this.submitterFor(ledger.bumper, keypair, 1);
       this.walletSubmitters.set(keypair.publicKey(), submitter);
     }
     return submitter;
@@ -332,13 +387,20 @@ export class LedgerJournal {
     return { kind: 'issue', operations, signers: trusts ? [] : [ledger.keys.distribution] };
   }
 
+  /**
+   * A wallet's account and its token trustline, their reserves sponsored by the distribution
+   * account: the wallet holds only WALLET_STARTING_XLM (0 by default), nothing a scripted signup
+   * could withdraw, and never pays a fee (its transfers are fee-bumped).
+   */
   private async activationOperations(ledger: ReadyLedger, wallet: Keypair, fresh: boolean, startingXlm: string) {
+    const sponsor = ledger.keys.distribution.publicKey();
     const trust = Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() });
-    if (fresh) return [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm }), trust];
+    const create = Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm, source: sponsor });
+    if (fresh) return sponsored(sponsor, wallet.publicKey(), [create, trust]);
     const account = await this.options.client.loadAccount(wallet.publicKey());
-    if (!account) return [Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm }), trust];
+    if (!account) return sponsored(sponsor, wallet.publicKey(), [create, trust]);
     const trusts = account.balances.some((b) => b.assetCode === ledger.asset.getCode() && b.assetIssuer === ledger.asset.getIssuer());
-    return trusts ? [] : [trust];
+    return trusts ? [] : sponsored(sponsor, wallet.publicKey(), [trust]);
   }
 
   /** The operations of an entry, rebuilt from what the journal holds. */
@@ -348,7 +410,7 @@ export class LedgerJournal {
         const sealed = await this.options.wallets.findSealedKey(entry.fromPublicKey);
         if (!sealed) throw new Error(`no key for wallet ${entry.fromPublicKey}`);
         const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
-        return { submitter: this.walletSubmitter(wallet), job: { entryId: entry.id, kind: entry.kind, operations: [this.payment(ledger, entry)] } };
+        return { submitter: this.walletSubmitter(ledger, wallet), job: { entryId: entry.id, kind: entry.kind, operations: [this.payment(ledger, entry)] } };
       }
       case 'payment_mint':
       case 'admin_mint':
@@ -360,14 +422,18 @@ export class LedgerJournal {
         if (!sealed) throw new Error(`no key for wallet ${entry.toPublicKey}`);
         const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
         const operations = await this.activationOperations(ledger, wallet, false, formatStroops(entry.amountStroops));
-        if (operations.length === 0) operations.push(Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() }));
+        if (operations.length === 0) {
+          operations.push(...sponsored(ledger.keys.distribution.publicKey(), wallet.publicKey(), [Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() })]));
+        }
         return { submitter: ledger.distribution, job: { entryId: entry.id, kind: entry.kind, operations, signers: [wallet] } };
       }
       case 'channel_funding':
-        return {
-          submitter: ledger.distributionDirect,
-          job: { entryId: entry.id, kind: entry.kind, operations: [Operation.createAccount({ destination: entry.toPublicKey, startingBalance: CHANNEL_STARTING_XLM })] },
-        };
+      case 'channel_merge': {
+        const channel = channelKeyOf(ledger.keys.distribution, entry.toPublicKey);
+        if (!channel) throw new Error(`${entry.toPublicKey} is not one of the distribution account's channels`);
+        const operations = entry.kind === 'channel_funding' ? channelCreation(ledger.keys, channel) : channelRemoval(ledger.keys, channel);
+        return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations, signers: [channel] } };
+      }
       case 'trustline':
         return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations: [Operation.changeTrust({ asset: ledger.asset })] } };
     }
@@ -375,37 +441,39 @@ export class LedgerJournal {
 
   private async bootstrap(): Promise<ReadyLedger> {
     const o = this.options;
-    const keys = await loadSystemKeys({ issuerSecret: o.issuerSecret, distributionSecret: o.distributionSecret }, o.systemAccounts, o.cipher);
+    const keys = await this.keys();
+    const bumper = await this.bumper();
     const asset = new Asset(o.tokenCode, keys.issuer.publicKey());
-    const distributionDirect = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX);
-    const issuer = this.submitterFor(keys.issuer, MAX_OPERATIONS_PER_TX);
+    const distributionDirect = this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX);
+    const issuer = this.submitterFor(bumper, keys.issuer, MAX_OPERATIONS_PER_TX);
     const channels = channelKeys(keys.distribution, o.channelCount);
-    const distribution = this.submitterFor(keys.distribution, MAX_OPERATIONS_PER_TX, channels);
-    const ready: ReadyLedger = { keys, asset, issuer, distribution, distributionDirect };
+    const distribution = this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX, channels);
+    const ready: ReadyLedger = { keys, bumper, asset, issuer, distribution, distributionDirect };
     await bootstrapLedger({
       client: o.client,
       keys,
       asset,
       friendbotUrl: o.friendbotUrl,
       logger: o.logger,
-      write: (kind, to, operations) =>
+      write: (kind, to, operations, signers) =>
         this.write(
           { kind, fromPublicKey: keys.distribution.publicKey(), toPublicKey: to, amountStroops: 0n, assetCode: kind === 'trustline' ? o.tokenCode : 'XLM' },
           { mustFinish: true },
-          (row) => ({ submitter: distributionDirect, job: { entryId: row.id, kind, operations } }),
+          (row) => ({ submitter: distributionDirect, job: { entryId: row.id, kind, operations, signers } }),
         ),
-      channels: channels.map((c) => c.publicKey()),
-      channelStartingXlm: CHANNEL_STARTING_XLM,
+      channels,
+      channelCreation: (channel) => channelCreation(keys, channel),
     });
     o.logger.info({ issuer: keys.issuer.publicKey(), distribution: keys.distribution.publicKey(), tokenCode: o.tokenCode }, 'ledger ready');
     return ready;
   }
 
-  private submitterFor(source: Keypair, maxOperations: number, channels?: Keypair[]): AccountSubmitter {
+  private submitterFor(bumper: FeeBumper, source: Keypair, maxOperations: number, channels?: Keypair[]): AccountSubmitter {
     return new AccountSubmitter({
       client: this.options.client,
       journal: this.options.journal,
       sender: this.sender,
+      bumper,
       source,
       channels,
       maxOperations,

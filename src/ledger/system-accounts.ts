@@ -44,10 +44,16 @@ export async function bootstrapLedger(input: {
   asset: Asset;
   friendbotUrl: string | undefined;
   logger: Logger;
-  channels: string[];
-  channelStartingXlm: string;
+  channels: Keypair[];
+  /** The operations that create a channel account. */
+  channelCreation(channel: Keypair): xdr.Operation[];
   /** A journal write from the distribution account, answered once the ledger has it. */
-  write(kind: 'trustline' | 'channel_funding', to: string, operations: xdr.Operation[]): Promise<{ state: 'confirmed' | 'pending' }>;
+  write(
+    kind: 'trustline' | 'channel_funding',
+    to: string,
+    operations: xdr.Operation[],
+    signers?: Keypair[],
+  ): Promise<{ state: 'confirmed' | 'pending' }>;
 }): Promise<void> {
   const { client, keys, asset, friendbotUrl, logger } = input;
   for (const [name, pair] of [
@@ -67,13 +73,9 @@ export async function bootstrapLedger(input: {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
     done(await input.write('trustline', keys.distribution.publicKey(), [Operation.changeTrust({ asset })]), 'the distribution trustline');
   }
-  const missing = [];
-  for (const channel of input.channels) if (!(await client.loadAccount(channel))) missing.push(channel);
+  const missing: Keypair[] = [];
+  for (const channel of input.channels) if (!(await client.loadAccount(channel.publicKey()))) missing.push(channel);
   if (missing.length > 0) logger.info({ count: missing.length }, 'creating channel accounts');
-  const writes = await Promise.all(
-    missing.map((channel) =>
-      input.write('channel_funding', channel, [Operation.createAccount({ destination: channel, startingBalance: input.channelStartingXlm })]),
-    ),
-  );
+  const writes = await Promise.all(missing.map((channel) => input.write('channel_funding', channel.publicKey(), input.channelCreation(channel), [channel])));
   for (const w of writes) done(w, 'a channel account');
 }

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { TreasuryReading } from '../ledger/treasury';
 import { PAYMENT_STATUSES, type PaymentStatus } from './payment-counts';
 import { routeLabel } from './route-label';
 
@@ -9,6 +10,8 @@ export interface MetricsSources {
   paymentsByStatus(): Promise<Record<PaymentStatus, number>>;
   /** Jobs waiting in the distribution account's submitter; undefined while the ledger is not ready. */
   distributionQueueDepth(): number | undefined;
+  /** What the distribution account can still pay for; undefined while the ledger cannot say. */
+  treasury(): Promise<TreasuryReading | undefined>;
 }
 
 let processRegistry: Registry | undefined;
@@ -36,6 +39,8 @@ export class ServiceMetrics {
   private readonly seriesByKey = new Map<string, { observe(value: number): void }>();
   private readonly ledgerSubmissions: Counter<'result'>;
   private readonly signupWallets: Counter<'outcome'>;
+  private readonly feesPaid: Counter;
+  private readonly feeBumps: Counter;
   private sources: MetricsSources | undefined;
 
   constructor() {
@@ -83,6 +88,17 @@ export class ServiceMetrics {
         queueDepth.set(this.sources?.distributionQueueDepth() ?? 0);
       },
     });
+    this.feesPaid = new Counter({
+      name: 'ledger_fees_paid_stroops_total',
+      help: 'Stroops the network charged the distribution account (the fee source of every fee bump), for envelopes this process saw applied',
+      registers,
+    });
+    this.feeBumps = new Counter({
+      name: 'ledger_fee_bumps_total',
+      help: 'Envelopes whose fee bid was raised because they kept waiting (surge pricing)',
+      registers,
+    });
+    this.treasuryGauges(registers);
     this.exposed = Registry.merge([processMetrics(), this.registry]);
   }
 
@@ -94,6 +110,40 @@ export class ServiceMetrics {
   /** Counts one ledger submission outcome (the submitters' onResult). */
   countLedgerResult(code: string): void {
     this.ledgerSubmissions.inc({ result: code });
+  }
+
+  /** Adds what the network charged for one applied envelope (a metric, so a float is fine: exact up to 2^53 stroops). */
+  countFeePaid(stroops: bigint): void {
+    this.feesPaid.inc(Number(stroops));
+  }
+
+  countFeeBump(): void {
+    this.feeBumps.inc();
+  }
+
+  /**
+   * The distribution account's runway, read at scrape time: its XLM and token balances, the
+   * reserves it sponsors, the signups its XLM still covers, and an alert when that is below
+   * MIN_SIGNUPS_LEFT. No series while the ledger cannot be read (rather than stale numbers).
+   */
+  private treasuryGauges(registers: Registry[]): void {
+    const gauge = (name: string, help: string, value: (r: TreasuryReading) => number) => {
+      const g: Gauge = new Gauge({
+        name,
+        help,
+        registers,
+        collect: async () => {
+          const reading = await this.sources?.treasury();
+          if (reading) g.set(value(reading));
+          else g.reset();
+        },
+      });
+    };
+    gauge('distribution_xlm_stroops', "The distribution account's XLM balance, in stroops", (r) => Number(r.xlmStroops));
+    gauge('distribution_token_stroops', "The distribution account's token balance, in stroops", (r) => Number(r.tokenStroops));
+    gauge('distribution_reserves_sponsored', 'Reserves the distribution account sponsors for wallets and channels (num_sponsoring)', (r) => r.reservesSponsored);
+    gauge('distribution_signups_left', "New wallets the distribution account's spendable XLM still covers", (r) => Number(r.signupsLeft));
+    gauge('distribution_low_funds', '1 when the signups left are fewer than MIN_SIGNUPS_LEFT (alert on it), else 0', (r) => (r.low ? 1 : 0));
   }
 
   /** Counts one signup's wallet: created, or refused because the hourly budget was spent. */

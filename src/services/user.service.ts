@@ -25,8 +25,9 @@ export interface Profile {
 }
 
 /**
- * The signup faucet: every new wallet is a ledger account funded with WALLET_STARTING_XLM from the
- * distribution account, so signups are capped per clock hour across every process.
+ * The signup budget: every new wallet is a ledger account whose reserves (1.5 XLM, plus any
+ * WALLET_STARTING_XLM) the distribution account sponsors, so signups are capped per clock hour
+ * across every process.
  */
 export interface SignupBudget {
   counters: RateLimitRepository;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type SandboxFaults } from '../../src/sandbox/horizon';
+import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type HorizonSandboxOptions, type SandboxFaults } from '../../src/sandbox/horizon';
 import { createPaystackSandbox, type PaystackSandbox } from '../../src/sandbox/paystack';
 
 export interface RunningLedger {
@@ -26,14 +26,14 @@ async function listenOn(app: express.Express, port = 0): Promise<Server> {
 }
 
 /** The sandbox ledger as its own HTTP server, reached by the service over the network like Horizon. */
-export async function startLedgerSandbox(options: { ledgerCloseMs?: number; idleCloseMs?: number } = {}): Promise<RunningLedger> {
+export async function startLedgerSandbox(options: Omit<HorizonSandboxOptions, 'dataDir'> = {}): Promise<RunningLedger> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-sandbox-'));
   let sandbox: HorizonSandbox | undefined;
   let server: Server | undefined;
   let port = 0;
   const start = async () => {
     if (server) return; // already running
-    sandbox = await createHorizonSandbox({ dataDir, ledgerCloseMs: options.ledgerCloseMs ?? 0, idleCloseMs: options.idleCloseMs });
+    sandbox = await createHorizonSandbox({ ...options, dataDir, ledgerCloseMs: options.ledgerCloseMs ?? 0 });
     const app = express();
     app.use(sandbox.router);
     server = await listenOn(app, port);

@@ -24,14 +24,14 @@ afterEach(async () => {
 });
 
 describe('wallet activation at signup', () => {
-  it('creates the account on the ledger with the starting XLM and the token trustline', async () => {
+  it('creates the account on the ledger with no XLM of its own (reserves sponsored) and the token trustline', async () => {
     const user = await createUser(app);
     const wallet = await app.container.wallets.findByUserId(user.userId);
     expect(wallet?.status).toBe('active');
     const res = await app.http.get(`/api/ledger/check-balance/${user.ledgerPublicKey}`).set(bearer(user.token)).expect(200);
     expect(res.body.balances).toEqual(
       expect.arrayContaining([
-        { asset_type: 'native', balance: '2.5000000' },
+        { asset_type: 'native', balance: '0.0000000' },
         { asset_type: 'credit_alphanum4', balance: '0.0000000' },
       ]),
     );

@@ -13,6 +13,9 @@ export interface NewEnvelope {
   sequence: bigint;
   maxTime: bigint;
   envelopeXdr: string;
+  /** The fee bump's own hash and whole fee bid (the envelope is a fee bump around `hash`). */
+  outerHash: string;
+  bidStroops: bigint;
 }
 /** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
 export interface EntryVerdict {
@@ -124,11 +127,13 @@ export class JournalRepository {
    * entry stands for follows in the same transaction (a payment becomes minted, a wallet active).
    * Idempotent. Returns false when the envelope was not open (already settled).
    */
-  async confirm(envelopeId: string, hash: string, ledger: number): Promise<boolean> {
+  async confirm(envelopeId: string, hash: string, applied: { ledger: number; feeCharged?: bigint; hash?: string }): Promise<boolean> {
+    const { ledger } = applied;
     return this.db.transaction(async (tx) => {
       const [env] = await tx
         .update(ledgerEnvelopes)
-        .set({ status: 'confirmed', ledger, updatedAt: new Date() })
+        // the fee bump that applied, which the ledger's payment records name
+        .set({ status: 'confirmed', ledger, feeCharged: applied.feeCharged, outerHash: applied.hash, updatedAt: new Date() })
         .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
         .returning({ id: ledgerEnvelopes.id });
       if (!env) return false;
@@ -202,6 +207,43 @@ export class JournalRepository {
   }
 
   /** Lets workers look at an open envelope again after `delayMs` (ends the caller's lease). */
+  /**
+   * Notes that the envelope was seen still waiting with Horizon at `ledger`; the first such ledger
+   * of its current bid is kept. Returns how many ledgers the current bid has waited (0 the first time).
+   */
+  async noteWaiting(envelopeId: string, ledger: number): Promise<number> {
+    const [row] = await this.db
+      .update(ledgerEnvelopes)
+      .set({ bidLedger: sql`coalesce(${ledgerEnvelopes.bidLedger}, ${ledger})` })
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .returning({ bidLedger: ledgerEnvelopes.bidLedger });
+    return row?.bidLedger === null || row?.bidLedger === undefined ? 0 : Math.max(0, ledger - row.bidLedger);
+  }
+
+  /**
+   * Replaces a sent envelope's fee bump with one bidding more, around the same signed inner
+   * transaction (same hash, same sequence number: at most one of them can ever apply). Only while
+   * it is open. Returns false when it was settled meanwhile.
+   */
+  async rebid(envelopeId: string, bump: { envelopeXdr: string; outerHash: string; bidStroops: bigint }): Promise<boolean> {
+    const rows = await this.db
+      .update(ledgerEnvelopes)
+      .set({ ...bump, bidLedger: null, bumps: sql`${ledgerEnvelopes.bumps} + 1`, updatedAt: new Date() })
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .returning({ id: ledgerEnvelopes.id });
+    return rows.length > 0;
+  }
+
+  /** Whether an envelope with this source account (a lane) is still open. */
+  async hasOpenEnvelopeFrom(sourceAccount: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: ledgerEnvelopes.id })
+      .from(ledgerEnvelopes)
+      .where(and(eq(ledgerEnvelopes.sourceAccount, sourceAccount), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .limit(1);
+    return row !== undefined;
+  }
+
   async recheckLater(envelopeId: string, delayMs: number): Promise<void> {
     await this.db
       .update(ledgerEnvelopes)

@@ -44,7 +44,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     request: { username: EXAMPLE.username, email: EXAMPLE.email, password: 'correct-horse-battery', firstName: 'Ada', lastName: 'Lovelace' },
     response: { message: 'User registered successfully', userId: EXAMPLE.userId },
     description:
-      'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer. Each new wallet is funded with WALLET_STARTING_XLM; at most SIGNUP_WALLETS_PER_HOUR are created per clock hour (503 past that).',
+      'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer. The service sponsors the reserves of each new wallet (it holds WALLET_STARTING_XLM, 0 by default, and its fees are paid by the service); at most SIGNUP_WALLETS_PER_HOUR are created per clock hour (503 past that).',
     errors: { 400: ['Email or username already exists'], 429: [RATE_LIMITED], 503: ['Sign-ups are paused: the hourly budget of new wallets is spent, try again later'] },
   },
   'POST /api/users/login': {
