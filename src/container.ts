@@ -1,6 +1,5 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
-import { Asset, Networks } from '@stellar/stellar-sdk';
+import { Asset } from '@stellar/stellar-sdk';
 import type { Express, Router } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
@@ -37,7 +36,7 @@ import { usersRoutes } from './routes/users.routes';
 import { createPasswordHasher, type PasswordHasher } from './security/password-hasher';
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
-import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox } from './sandbox/horizon';
+import { createHorizonSandbox, type HorizonSandbox } from './sandbox/horizon';
 import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
@@ -100,47 +99,29 @@ interface Sandboxes {
 
 /**
  * With HORIZON_URL or PAYSTACK_SECRET_KEY unset (never in production: config refuses it), the
- * embedded stand-ins are mounted in this app and reached over HTTP like the real services.
+ * embedded stand-ins are mounted in this app and reached over HTTP like the real services, at the
+ * endpoints config/outside-systems.ts derived.
  */
-async function embeddedSandboxes(config: Config): Promise<{ sandboxes: Sandboxes; horizonUrl: string; paystack: { baseUrl: string; secretKey: string } }> {
+async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
   const sandboxes: Sandboxes = { mounts: {} };
-  const self = `http://127.0.0.1:${config.port}`;
-  let horizonUrl = config.ledger.horizonUrl;
-  if (!horizonUrl) {
-    sandboxes.horizon = await createHorizonSandbox({ dataDir: path.join(config.dataDir, 'ledger'), ledgerCloseMs: config.ledger.ledgerCloseMs, maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger });
+  if (config.ledger.embedded) {
+    sandboxes.horizon = await createHorizonSandbox({
+      networkPassphrase: config.ledger.networkPassphrase,
+      dataDir: path.join(config.dataDir, 'ledger'),
+      ledgerCloseMs: config.ledger.ledgerCloseMs,
+      maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger,
+    });
     sandboxes.mounts['/sandbox/horizon'] = sandboxes.horizon.router;
-    horizonUrl = `${self}/sandbox/horizon`;
   }
-  let paystack = { baseUrl: config.payments.paystackBaseUrl, secretKey: config.payments.paystackSecretKey ?? '' };
-  if (!config.payments.paystackSecretKey) {
-    const secretKey = `sk_test_sandbox_${crypto.createHash('sha256').update(config.jwtSecret).digest('hex').slice(0, 24)}`;
+  if (config.payments.provider.embedded) {
     sandboxes.paystack = await createPaystackSandbox({
-      secretKey,
-      webhookUrl: `${self}/api/payments/webhook`,
+      secretKey: config.payments.provider.secretKey,
+      webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook`,
       dataDir: path.join(config.dataDir, 'paystack'),
     });
     sandboxes.mounts['/sandbox/paystack'] = sandboxes.paystack.router;
-    // Through the public address, so the checkout URL it hands out opens in the user's browser.
-    paystack = { baseUrl: `${config.publicBaseUrl}/sandbox/paystack`, secretKey };
   }
-  return { sandboxes, horizonUrl, paystack };
-}
-
-/** The passphrase: configured, the sandbox's own, or Stellar's for the well-known Horizon hosts. */
-function networkPassphraseFor(config: Config): string {
-  if (config.ledger.networkPassphrase) return config.ledger.networkPassphrase;
-  const url = config.ledger.horizonUrl;
-  if (!url) return SANDBOX_NETWORK_PASSPHRASE;
-  if (url.includes('testnet')) return Networks.TESTNET;
-  if (url.includes('horizon.stellar.org')) return Networks.PUBLIC;
-  throw new Error('STELLAR_NETWORK_PASSPHRASE: required for a HORIZON_URL that is neither testnet nor the public network');
-}
-
-function friendbotFor(config: Config, horizonUrl: string): string | undefined {
-  if (config.ledger.friendbotUrl) return config.ledger.friendbotUrl;
-  if (!config.ledger.horizonUrl) return `${horizonUrl}/friendbot`;
-  if (horizonUrl.includes('testnet')) return 'https://friendbot.stellar.org';
-  return undefined;
+  return sandboxes;
 }
 
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
@@ -160,7 +141,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const cipher = new WalletCipher(config.walletKeys.current, config.walletKeys.previous);
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
-  const { sandboxes, horizonUrl, paystack } = await embeddedSandboxes(config);
+  const sandboxes = await embeddedSandboxes(config);
   const metrics = new ServiceMetrics();
   // The queue depth gauge reads the distribution submitter, which exists once the ledger is
   // bootstrapped. A submission result means a bootstrap has begun, so asking ready() then never
@@ -178,8 +159,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const timing = config.ledger;
   const journal = new LedgerJournal({
     client: new StellarClient({
-      horizonUrl,
-      networkPassphrase: networkPassphraseFor(config),
+      horizonUrl: config.ledger.horizonUrl,
+      networkPassphrase: config.ledger.networkPassphrase,
       submitTimeoutMs: config.ledger.submitTimeoutMs,
       readTimeoutMs: config.ledger.readTimeoutMs,
     }),
@@ -192,7 +173,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     tokenCode: config.ledger.tokenCode,
     issuerSecret: config.ledger.issuerSecret,
     distributionSecret: config.ledger.distributionSecret,
-    friendbotUrl: friendbotFor(config, horizonUrl),
+    friendbotUrl: config.ledger.friendbotUrl,
     channelCount: config.ledger.channelCount,
     logger,
     timing: {
@@ -228,7 +209,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   });
   const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
-    new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
+    new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey }),
     paymentRepo,
     userRepo,
     walletRepo,
@@ -306,7 +287,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     routeGroups,
     mounts: sandboxes.mounts,
     rawMounts: {
-      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: paystack.secretKey, rateLimits }),
+      '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: config.payments.provider.secretKey, rateLimits }),
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,

@@ -12,7 +12,7 @@ const LEDGER_WAIT_MS = 60_000;
  * (taking the port fails fast, before the database is opened).
  */
 export async function openCliContainer(config: Config, logger: Logger): Promise<{ container: Container; close(): Promise<void> }> {
-  const embedded = config.ledger.horizonUrl === undefined || config.payments.paystackSecretKey === undefined;
+  const embedded = config.ledger.embedded || config.payments.provider.embedded;
   const server = embedded ? await takePort(config) : undefined;
   const container = await buildContainer(config, logger);
   server?.on('request', container.app);

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { ConfigError } from './config-error';
 import { loadOrCreateDevSecrets } from './dev-secrets';
+import { ledgerEndpoint, paymentProviderEndpoint, type LedgerEndpoint, type PaymentProviderEndpoint } from './outside-systems';
 
 /** Booleans in the environment are words, not JavaScript truthiness ("false" must be false). */
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -85,7 +87,7 @@ const REQUIRED_IN_PRODUCTION = [
   'DISTRIBUTION_SECRET',
 ] as const;
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // Empty strings in .env files mean "not set", as they do for every other tool.
@@ -118,10 +120,7 @@ export interface Config {
   jwtSecret: string;
   /** Current key first; older keys stay readable until every wallet is re-encrypted. */
   walletKeys: { current: Buffer; previous: Buffer[] };
-  ledger: {
-    horizonUrl: string | undefined;
-    networkPassphrase: string | undefined;
-    friendbotUrl: string | undefined;
+  ledger: LedgerEndpoint & {
     tokenCode: string;
     issuerSecret: string | undefined;
     distributionSecret: string | undefined;
@@ -152,7 +151,7 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
   mailRetryBaseMs: number;
-  payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
+  payments: { provider: PaymentProviderEndpoint; tokensPerNaira: string };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
@@ -179,15 +178,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const needsGenerated = env.JWT_SECRET === undefined || env.WALLET_ENCRYPTION_KEY === undefined;
   const dev = needsGenerated ? loadOrCreateDevSecrets(dataDir) : undefined;
   const walletKey = env.WALLET_ENCRYPTION_KEY ?? dev!.walletEncryptionKey;
+  const jwtSecret = env.JWT_SECRET ?? dev!.jwtSecret;
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return {
     env: env.NODE_ENV,
     isProduction: env.NODE_ENV === 'production',
     port: env.PORT,
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     dataDir,
     databaseUrl: env.DATABASE_URL,
     databasePoolSize: env.DATABASE_POOL_SIZE,
-    jwtSecret: env.JWT_SECRET ?? dev!.jwtSecret,
+    jwtSecret,
     walletKeys: {
       current: Buffer.from(walletKey, 'base64'),
       previous: (env.WALLET_ENCRYPTION_KEY_PREVIOUS ?? '')
@@ -196,9 +197,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         .map((k) => Buffer.from(k.trim(), 'base64')),
     },
     ledger: {
-      horizonUrl: env.HORIZON_URL,
-      networkPassphrase: env.STELLAR_NETWORK_PASSPHRASE,
-      friendbotUrl: env.FRIENDBOT_URL,
+      ...ledgerEndpoint(env, env.PORT),
       tokenCode: env.TOKEN_CODE,
       issuerSecret: env.ISSUER_SECRET,
       distributionSecret: env.DISTRIBUTION_SECRET,
@@ -221,8 +220,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       minSignupsLeft: env.MIN_SIGNUPS_LEFT,
     },
     payments: {
-      paystackSecretKey: env.PAYSTACK_SECRET_KEY,
-      paystackBaseUrl: env.PAYSTACK_BASE_URL.replace(/\/+$/, ''),
+      provider: paymentProviderEndpoint(env, jwtSecret, publicBaseUrl),
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

@@ -29,8 +29,6 @@ async function rawAccount(publicKey: string): Promise<RawAccount | undefined> {
 }
 
 const nativeOf = (account: RawAccount | undefined) => account?.balances.find((b) => b.asset_type === 'native')?.balance;
-/** Horizon's 7-decimal amount as stroops: exact, never a float. */
-const stroops = (amount: string | undefined) => BigInt((amount ?? '0.0000000').replace('.', ''));
 const BASE_RESERVE = 5_000_000n;
 
 async function distributionKey(): Promise<string> {

@@ -55,4 +55,49 @@ describe('configuration', () => {
   it('treats empty values as unset', () => {
     expect(parseEnv({ DATABASE_URL: '', PORT: '' }).PORT).toBe(3000);
   });
+
+  describe('outside systems', () => {
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: tmp(), JWT_SECRET: 'j'.repeat(40), ...env });
+
+    it('uses the embedded ledger and provider when no URL or key is set, at this service\'s own address', () => {
+      const config = load({ PORT: '4100' });
+      expect(config.ledger).toMatchObject({
+        embedded: true,
+        horizonUrl: 'http://127.0.0.1:4100/sandbox/horizon',
+        networkPassphrase: 'Wallet Sandbox Network ; 2026',
+        friendbotUrl: 'http://127.0.0.1:4100/sandbox/horizon/friendbot',
+      });
+      expect(config.payments.provider).toEqual({
+        embedded: true,
+        baseUrl: 'http://localhost:4100/sandbox/paystack',
+        // derived from JWT_SECRET: stable across restarts
+        secretKey: `sk_test_sandbox_${crypto.createHash('sha256').update('j'.repeat(40)).digest('hex').slice(0, 24)}`,
+      });
+    });
+
+    it('knows testnet and the public network by their Horizon hosts', () => {
+      expect(load({ HORIZON_URL: 'https://horizon-testnet.stellar.org' }).ledger).toMatchObject({
+        embedded: false,
+        networkPassphrase: 'Test SDF Network ; September 2015',
+        friendbotUrl: 'https://friendbot.stellar.org',
+      });
+      const pub = load({ HORIZON_URL: 'https://horizon.stellar.org' }).ledger;
+      expect(pub.networkPassphrase).toBe('Public Global Stellar Network ; September 2015');
+      expect(pub.friendbotUrl).toBeUndefined();
+    });
+
+    it('refuses another Horizon without STELLAR_NETWORK_PASSPHRASE, naming the variable', () => {
+      expect(() => load({ HORIZON_URL: 'https://horizon.example.org' })).toThrow(ConfigError);
+      expect(() => load({ HORIZON_URL: 'https://horizon.example.org' })).toThrow(/STELLAR_NETWORK_PASSPHRASE/);
+      expect(load({ HORIZON_URL: 'https://horizon.example.org', STELLAR_NETWORK_PASSPHRASE: 'Private ; 1' }).ledger.networkPassphrase).toBe('Private ; 1');
+    });
+
+    it('uses Paystack with the configured key and base URL', () => {
+      expect(load({ PAYSTACK_SECRET_KEY: 'sk_live_x', PAYSTACK_BASE_URL: 'https://api.paystack.co/' }).payments.provider).toEqual({
+        embedded: false,
+        baseUrl: 'https://api.paystack.co',
+        secretKey: 'sk_live_x',
+      });
+    });
+  });
 });
