@@ -22,6 +22,7 @@ import { WebhookInboxRepository } from './db/repositories/webhook-inbox.reposito
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
 import { LedgerJournal, type ReadyLedger } from './ledger/ledger-journal';
+import { TokenLedger } from './ledger/token-ledger';
 import { Treasury, type TreasuryReading } from './ledger/treasury';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
@@ -193,9 +194,10 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     onBump: () => metrics.countFeeBump(),
   });
 
+  const tokenLedger = new TokenLedger(journal, config.ledger.tokenCode);
   const wallets = new WalletService(walletRepo, cipher);
   const activation = new WalletActivationService(
-    journal,
+    tokenLedger,
     walletRepo,
     wallets,
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
@@ -207,13 +209,13 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     walletsPerHour: config.ledger.signupWalletsPerHour,
     onOutcome: (outcome) => metrics.countSignupWallet(outcome),
   });
-  const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
     new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey }),
     paymentRepo,
     userRepo,
     walletRepo,
-    journal,
+    tokenLedger,
     { publicBaseUrl: config.publicBaseUrl, tokensPerNaira: config.payments.tokensPerNaira, tokenCode: config.ledger.tokenCode, mintWaitMs: options.mintWaitMs ?? 10_000 },
     logger,
   );

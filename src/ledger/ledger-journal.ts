@@ -1,6 +1,6 @@
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
-import type { StellarClient } from '../clients/stellar.client';
+import { StellarClient } from '../clients/stellar.client';
 import { isUniqueViolation, type DatabaseHandle, type Executor } from '../db/client';
 import type { IdempotencyClaim, IdempotencyRepository, IdempotencyRow } from '../db/repositories/idempotency.repository';
 import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
@@ -14,7 +14,7 @@ import { AccountSubmitter, type JobOutcome, type LedgerJob } from './account-sub
 import { EnvelopeSender } from './envelope-sender';
 import { FeeBumper } from './fee-bumper';
 import { FeePolicy, type FeePolicyOptions } from './fee-policy';
-import { sponsored } from './sponsorship';
+import { activationOperations, issueOperations, tokenPayment, type WalletOnLedger } from './entry-operations';
 import { MAX_CHANNELS, channelCreation, channelKeyOf, channelKeys, channelRemoval } from './channel-accounts';
 import { fromLedgerError } from './ledger-error-map';
 import { bootstrapLedger, loadSystemKeys, type SystemKeys } from './system-accounts';
@@ -160,7 +160,7 @@ export class LedgerJournal {
     };
     return this.write(entry, { idempotency: input.idempotency }, (row) => ({
       submitter: this.walletSubmitter(ledger, input.wallet),
-      job: { entryId: row.id, kind: row.kind, operations: [this.payment(ledger, row)] },
+      job: { entryId: row.id, kind: row.kind, operations: [tokenPayment(ledger.asset, row.toPublicKey, row.amountStroops)] },
     }));
   }
 
@@ -215,7 +215,8 @@ export class LedgerJournal {
    */
   async activate(input: { userId: string; wallet: Keypair; fresh: boolean; startingXlm: string; waitMs: number }): Promise<LedgerWrite | undefined> {
     const ledger = await this.ready();
-    const operations = await this.activationOperations(ledger, input.wallet, input.fresh, input.startingXlm);
+    const state = input.fresh ? 'missing' : await this.walletOnLedger(ledger, input.wallet.publicKey());
+    const operations = activationOperations(ledger.asset, ledger.keys.distribution.publicKey(), input.wallet.publicKey(), state, input.startingXlm);
     if (operations.length === 0) {
       await this.options.wallets.markActive(input.userId);
       return undefined;
@@ -370,47 +371,31 @@ export class LedgerJournal {
     };
   }
 
-  private payment(ledger: ReadyLedger, row: Pick<EntryRow, 'toPublicKey' | 'amountStroops'>) {
-    return Operation.payment({ destination: row.toPublicKey, asset: ledger.asset, amount: formatStroops(row.amountStroops) });
-  }
-
   private distributionJob(ledger: ReadyLedger, row: EntryRow): { submitter: AccountSubmitter; job: LedgerJob } {
-    return { submitter: ledger.distribution, job: { entryId: row.id, kind: row.kind, operations: [this.payment(ledger, row)] } };
+    return { submitter: ledger.distribution, job: { entryId: row.id, kind: row.kind, operations: [tokenPayment(ledger.asset, row.toPublicKey, row.amountStroops)] } };
   }
 
   private async issueJob(ledger: ReadyLedger, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {
-    const distributionKey = ledger.keys.distribution.publicKey();
-    const distribution = await this.options.client.loadAccount(distributionKey);
-    const trusts = distribution?.balances.some((b) => b.assetCode === ledger.asset.getCode() && b.assetIssuer === ledger.asset.getIssuer());
-    const operations = trusts ? [] : [Operation.changeTrust({ asset: ledger.asset, source: distributionKey })];
-    operations.push(Operation.payment({ destination: distributionKey, asset: ledger.asset, amount: formatStroops(stroops) }));
-    return { kind: 'issue', operations, signers: trusts ? [] : [ledger.keys.distribution] };
+    const distribution = await this.options.client.loadAccount(ledger.keys.distribution.publicKey());
+    const trusts = distribution !== undefined && StellarClient.balanceOf(distribution, ledger.asset) !== undefined;
+    return { kind: 'issue', ...issueOperations(ledger.asset, ledger.keys.distribution, stroops, trusts) };
   }
 
-  /**
-   * A wallet's account and its token trustline, their reserves sponsored by the distribution
-   * account: the wallet holds only WALLET_STARTING_XLM (0 by default), nothing a scripted signup
-   * could withdraw, and never pays a fee (its transfers are fee-bumped).
-   */
-  private async activationOperations(ledger: ReadyLedger, wallet: Keypair, fresh: boolean, startingXlm: string) {
-    const sponsor = ledger.keys.distribution.publicKey();
-    const trust = Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() });
-    const create = Operation.createAccount({ destination: wallet.publicKey(), startingBalance: startingXlm, source: sponsor });
-    if (fresh) return sponsored(sponsor, wallet.publicKey(), [create, trust]);
-    const account = await this.options.client.loadAccount(wallet.publicKey());
-    if (!account) return sponsored(sponsor, wallet.publicKey(), [create, trust]);
-    const trusts = account.balances.some((b) => b.assetCode === ledger.asset.getCode() && b.assetIssuer === ledger.asset.getIssuer());
-    return trusts ? [] : sponsored(sponsor, wallet.publicKey(), [trust]);
+  private async walletOnLedger(ledger: ReadyLedger, wallet: string): Promise<WalletOnLedger> {
+    const account = await this.options.client.loadAccount(wallet);
+    if (!account) return 'missing';
+    return StellarClient.balanceOf(account, ledger.asset) ? 'ready' : 'untrusting';
   }
 
   /** The operations of an entry, rebuilt from what the journal holds. */
   private async jobFor(ledger: ReadyLedger, entry: EntryRow): Promise<{ submitter: AccountSubmitter; job: LedgerJob }> {
     switch (entry.kind) {
       case 'transfer': {
-        const sealed = await this.options.wallets.findSealedKey(entry.fromPublicKey);
-        if (!sealed) throw new Error(`no key for wallet ${entry.fromPublicKey}`);
-        const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
-        return { submitter: this.walletSubmitter(ledger, wallet), job: { entryId: entry.id, kind: entry.kind, operations: [this.payment(ledger, entry)] } };
+        const wallet = await this.walletKey(entry.fromPublicKey);
+        return {
+          submitter: this.walletSubmitter(ledger, wallet),
+          job: { entryId: entry.id, kind: entry.kind, operations: [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)] },
+        };
       }
       case 'payment_mint':
       case 'admin_mint':
@@ -418,13 +403,11 @@ export class LedgerJournal {
       case 'issue':
         return { submitter: ledger.issuer, job: { ...(await this.issueJob(ledger, entry.amountStroops)), entryId: entry.id } };
       case 'activation': {
-        const sealed = await this.options.wallets.findSealedKey(entry.toPublicKey);
-        if (!sealed) throw new Error(`no key for wallet ${entry.toPublicKey}`);
-        const wallet = Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
-        const operations = await this.activationOperations(ledger, wallet, false, formatStroops(entry.amountStroops));
-        if (operations.length === 0) {
-          operations.push(...sponsored(ledger.keys.distribution.publicKey(), wallet.publicKey(), [Operation.changeTrust({ asset: ledger.asset, source: wallet.publicKey() })]));
-        }
+        const wallet = await this.walletKey(entry.toPublicKey);
+        const sponsor = ledger.keys.distribution.publicKey();
+        const state = await this.walletOnLedger(ledger, wallet.publicKey());
+        // An activation found done on the ledger still needs an envelope to settle its entry: the trustline is re-asserted.
+        const operations = activationOperations(ledger.asset, sponsor, wallet.publicKey(), state === 'ready' ? 'untrusting' : state, formatStroops(entry.amountStroops));
         return { submitter: ledger.distribution, job: { entryId: entry.id, kind: entry.kind, operations, signers: [wallet] } };
       }
       case 'channel_funding':
@@ -437,6 +420,13 @@ export class LedgerJournal {
       case 'trustline':
         return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations: [Operation.changeTrust({ asset: ledger.asset })] } };
     }
+  }
+
+  /** A wallet's key pair, opened from its sealed secret. */
+  private async walletKey(publicKey: string): Promise<Keypair> {
+    const sealed = await this.options.wallets.findSealedKey(publicKey);
+    if (!sealed) throw new Error(`no key for wallet ${publicKey}`);
+    return Keypair.fromSecret(this.options.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));
   }
 
   private async bootstrap(): Promise<ReadyLedger> {

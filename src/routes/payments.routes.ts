@@ -1,6 +1,5 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { StellarClient } from '../clients/stellar.client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
@@ -186,12 +185,7 @@ async function callbackPage(outcome: SettleOutcome, reference: string, deps: Pay
 }
 
 async function tokenBalance(ledger: LedgerService, publicKey: string): Promise<string | undefined> {
-  try {
-    const { ledger: ready, account } = await ledger.account(publicKey);
-    return StellarClient.balanceOf(account, ready.asset)?.balance;
-  } catch {
-    return undefined;
-  }
+  return ledger.tokenBalance(publicKey).catch(() => undefined);
 }
 
 /**

@@ -1,18 +1,17 @@
-import { Keypair } from '@stellar/stellar-sdk';
-import { StellarClient, type LedgerAccount } from '../clients/stellar.client';
+import type { Asset } from '@stellar/stellar-sdk';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { parseTokenAmount } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
-import { fromLedgerError, RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
-import type { LedgerJournal, LedgerWrite, ReadyLedger } from '../ledger/ledger-journal';
+import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
+import type { LedgerAccount, LedgerWrite, TokenLedger } from '../ledger/token-ledger';
 import type { WalletService } from './wallet.service';
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
   constructor(
-    private readonly journal: LedgerJournal,
+    private readonly ledger: TokenLedger,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
@@ -20,13 +19,17 @@ export class LedgerService {
   ) {}
 
   /** An account's balances, or NOT_FOUND when it is not on the ledger. */
-  async account(publicKey: string): Promise<{ ledger: ReadyLedger; account: LedgerAccount }> {
-    const ledger = await this.ready();
-    const account = await this.journal.client.loadAccount(publicKey).catch((err: unknown) => {
-      throw fromLedgerError(err, this.tokenCode);
-    });
+  async account(publicKey: string): Promise<{ ledger: { asset: Asset }; account: LedgerAccount }> {
+    const asset = await this.ledger.asset();
+    const account = await this.ledger.account(publicKey);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found on the ledger');
-    return { ledger, account };
+    return { ledger: { asset }, account };
+  }
+
+  /** The account's token balance (7-decimal text), undefined when it is unknown or does not trust the token. */
+  async tokenBalance(publicKey: string): Promise<string | undefined> {
+    const { ledger, account } = await this.account(publicKey);
+    return this.ledger.tokenLine(account, ledger.asset)?.balance;
   }
 
   /**
@@ -36,30 +39,24 @@ export class LedgerService {
    * and trust the token. With an Idempotency-Key, the key is bound to the record for good.
    */
   async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
-    const ledger = await this.ready();
+    const asset = await this.ledger.asset();
     const sender = await this.activeWallet(userId);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
     const internalReceiver = await this.wallets.findByPublicKey(receiver);
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [receiverAccount, senderAccount] = await Promise.all([
-      this.journal.client.loadAccount(receiver),
-      this.journal.client.loadAccount(sender.publicKey),
-    ]).catch((err: unknown) => {
-      throw fromLedgerError(err, this.tokenCode);
-    });
+    const [receiverAccount, senderAccount] = await Promise.all([this.ledger.account(receiver), this.ledger.account(sender.publicKey)]);
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }
-    if (!StellarClient.balanceOf(receiverAccount, ledger.asset)) {
+    if (!this.ledger.tokenLine(receiverAccount, asset)) {
       throw new AppError('VALIDATION', `Receiver has no trustline for ${this.tokenCode}`);
     }
     // Refused here, before anything is written or signed, when the balance plainly does not cover
     // it; the ledger still has the last word for concurrent transfers (op_underfunded).
-    const held = senderAccount ? StellarClient.balanceOf(senderAccount, ledger.asset) : undefined;
+    const held = senderAccount ? this.ledger.tokenLine(senderAccount, asset) : undefined;
     if (!held || (parseTokenAmount(held.balance) ?? 0n) < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
-    const wallet = Keypair.fromSecret(this.walletService.revealSecret(sender));
-    return this.journal.transfer({ userId, wallet, to: receiver, stroops, idempotency });
+    return this.ledger.transfer({ userId, walletSecret: this.walletService.revealSecret(sender), to: receiver, stroops, idempotency });
   }
 
   /**
@@ -68,8 +65,8 @@ export class LedgerService {
    */
   async createAsset(assetCode: string, stroops: bigint): Promise<LedgerWrite> {
     if (assetCode !== this.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.tokenCode}`);
-    await this.ready();
-    return this.journal.issue(stroops);
+    await this.ledger.asset();
+    return this.ledger.issue(stroops);
   }
 
   /**
@@ -77,14 +74,14 @@ export class LedgerService {
    * admin's manual path. Payments go through PaymentService, which consumes their reference.
    */
   async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
-    await this.ready();
+    await this.ledger.asset();
     const wallet = await this.activeWallet(userId, 'User');
-    return this.journal.mint({ userId, to: wallet.publicKey, stroops, idempotency });
+    return this.ledger.mint({ userId, to: wallet.publicKey, stroops, idempotency });
   }
 
   /** A journal write as a retried request should see it now (see LedgerJournal.current). */
   async writeOf(entryId: string): Promise<LedgerWrite> {
-    return this.journal.current(entryId);
+    return this.ledger.current(entryId);
   }
 
   async listForUser(userId: string, limit: number, offset: number): Promise<{ items: RecordRow[]; total: number }> {
@@ -93,12 +90,6 @@ export class LedgerService {
       this.transactions.countForUser(userId),
     ]);
     return { items, total };
-  }
-
-  async ready(): Promise<ReadyLedger> {
-    return this.journal.ready().catch((err: unknown) => {
-      throw err instanceof AppError ? err : new AppError('UPSTREAM_UNAVAILABLE', 'Ledger unavailable, try again later');
-    });
   }
 
   private async activeWallet(userId: string, whose = 'Your'): Promise<WalletRow> {

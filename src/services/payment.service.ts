@@ -5,7 +5,7 @@ import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
-import type { LedgerJournal } from '../ledger/ledger-journal';
+import type { TokenLedger } from '../ledger/token-ledger';
 import type { Logger } from '../logger';
 
 export type SettleOutcome =
@@ -37,7 +37,7 @@ export class PaymentService {
     private readonly payments: PaymentRepository,
     private readonly users: UserRepository,
     private readonly wallets: WalletRepository,
-    private readonly journal: LedgerJournal,
+    private readonly ledger: TokenLedger,
     private readonly options: PaymentServiceOptions,
     private readonly logger: Logger,
   ) {}
@@ -95,7 +95,7 @@ export class PaymentService {
 
     const tokens = this.tokensFor(known.amountKobo);
     let consumed: PaymentRow | undefined;
-    const write = await this.journal.mintForPayment(
+    const write = await this.ledger.mintForPayment(
       { reference, userId: known.userId, to: wallet.publicKey, stroops: tokens, waitMs: this.options.mintWaitMs },
       async (tx) => {
         consumed = await this.payments.consume(tx, reference, tokens, wallet.publicKey, verified.raw);

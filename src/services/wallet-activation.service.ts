@@ -1,6 +1,5 @@
-import { Keypair } from '@stellar/stellar-sdk';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
-import type { LedgerJournal } from '../ledger/ledger-journal';
+import type { TokenLedger } from '../ledger/token-ledger';
 import type { Logger } from '../logger';
 import { PeriodicTask } from '../workers/periodic-task';
 import type { WalletActivator, WalletService } from './wallet.service';
@@ -24,7 +23,7 @@ export class WalletActivationService implements WalletActivator {
   private readonly task: PeriodicTask;
 
   constructor(
-    private readonly journal: LedgerJournal,
+    private readonly ledger: TokenLedger,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly options: WalletActivationOptions,
@@ -73,8 +72,8 @@ export class WalletActivationService implements WalletActivator {
 
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {
     try {
-      const keypair = Keypair.fromSecret(this.walletService.revealSecret(wallet));
-      await this.journal.activate({ userId: wallet.userId, wallet: keypair, fresh, startingXlm: this.options.startingXlm, waitMs });
+      const walletSecret = this.walletService.revealSecret(wallet);
+      await this.ledger.activate({ userId: wallet.userId, walletSecret, fresh, startingXlm: this.options.startingXlm, waitMs });
     } catch (err) {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
       // address, or an earlier answer was lost): look at the ledger and add what is missing.

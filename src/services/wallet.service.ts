@@ -1,7 +1,7 @@
-import { Keypair } from '@stellar/stellar-sdk';
 import type { Executor } from '../db/client';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import type { WalletCipher } from '../security/wallet-cipher';
+import { newWalletKeys } from '../ledger/token-ledger';
 
 /**
  * The seam where a new wallet is put on the ledger (create_account plus the token trustline).
@@ -20,10 +20,10 @@ export class WalletService {
 
   /** Generates a key pair and stores it, the secret sealed, in the caller's transaction. */
   async createFor(tx: Executor, userId: string): Promise<{ publicKey: string }> {
-    const pair = Keypair.random();
-    const sealed = this.cipher.seal(pair.secret(), pair.publicKey());
-    await this.wallets.insert(tx, { userId, publicKey: pair.publicKey(), secretCiphertext: sealed.ciphertext, keyId: sealed.keyId });
-    return { publicKey: pair.publicKey() };
+    const keys = newWalletKeys();
+    const sealed = this.cipher.seal(keys.secret, keys.publicKey);
+    await this.wallets.insert(tx, { userId, publicKey: keys.publicKey, secretCiphertext: sealed.ciphertext, keyId: sealed.keyId });
+    return { publicKey: keys.publicKey };
   }
 
   async findByUserId(userId: string): Promise<WalletRow | undefined> {
