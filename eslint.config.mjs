@@ -1,6 +1,34 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers (docs/architecture.md): routes -> services -> repositories, clients and the ledger
+ * journal, never upward and never skipping to what a lower layer owns. Type-only imports are
+ * allowed (a route may name a repository's row type). The sandboxes are outside systems: only the
+ * composition root and the operator commands load them.
+ */
+const layer = (files, forbidden, message) => ({
+  files,
+  rules: {
+    '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: forbidden, message, allowTypeImports: true }] }],
+  },
+});
+const SANDBOXES = ['**/sandbox/**', '**/sandbox'];
+const HTTP = ['**/routes/**', '**/http/**', '**/middleware/**', '**/app'];
+const boundaries = [
+  layer(['src/routes/**/*.ts'], ['**/db/**', '**/clients/**', '**/ledger/**', '@stellar/stellar-sdk', ...SANDBOXES], 'routes call services: no repository, client, journal or SDK below them'),
+  layer(
+    ['src/services/**/*.ts'],
+    [...HTTP, ...SANDBOXES, '@stellar/stellar-sdk', '**/clients/stellar.client', '**/ledger/*', '!**/ledger/token-ledger', '!**/ledger/ledger-error-map'],
+    'services reach the ledger through TokenLedger only, and know nothing of HTTP',
+  ),
+  layer(['src/ledger/**/*.ts'], [...HTTP, '**/services/**', ...SANDBOXES], 'the ledger journal sits below the services and HTTP'),
+  layer(['src/db/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/clients/**', ...SANDBOXES], 'repositories sit at the bottom'),
+  layer(['src/clients/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/db/**', ...SANDBOXES], 'a client only talks to its outside system'),
+  layer(['src/domain/**/*.ts', 'src/errors/**/*.ts', 'src/security/**/*.ts', 'src/views/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/db/**', '**/clients/**', ...SANDBOXES], 'shared building blocks import no layer'),
+  layer(['src/sandbox/**/*.ts'], ['../../*', '!../../horizon', '!../../paystack', '../../../**'], 'a sandbox is an outside system: it imports nothing of the service'),
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.data/', 'coverage/', 'drizzle/', 'test-artifacts/'] },
   js.configs.recommended,
@@ -14,4 +42,5 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
   },
+  ...boundaries,
 );

@@ -1,4 +1,4 @@
-import { Asset, Horizon, Keypair, type Transaction, type FeeBumpTransaction } from '@stellar/stellar-sdk';
+import { Asset, Horizon, type Transaction, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import axios from 'axios';
 import { z } from 'zod';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
@@ -294,14 +294,6 @@ export class StellarClient {
     try {
       await this.server.root();
       return true;
-    } catch {
-      return false;
-    }
-  }
-
-  static isValidPublicKey(key: string): boolean {
-    try {
-      return Keypair.fromPublicKey(key).publicKey() === key;
     } catch {
       return false;
     }

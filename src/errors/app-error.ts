@@ -22,6 +22,9 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** The reason a transfer's receiver is missing from the ledger: the spec answers it in plain text. */
+export const RECEIVER_NOT_FOUND = 'RECEIVER_NOT_FOUND';
+
 export class AppError extends Error {
   /** Set by a route when its documented status differs from the default for the code. */
   statusOverride: number | undefined;

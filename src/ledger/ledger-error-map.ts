@@ -1,7 +1,6 @@
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import { AppError } from '../errors/app-error';
+import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 
-export const RECEIVER_NOT_FOUND = 'RECEIVER_NOT_FOUND';
 
 /** Turns a ledger failure into the service's error vocabulary; anything else passes through. */
 export function fromLedgerError(err: unknown, tokenCode: string): unknown {

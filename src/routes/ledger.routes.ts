@@ -1,12 +1,11 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import { StellarClient } from '../clients/stellar.client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
-import { AppError, isAppError } from '../errors/app-error';
+import { isStellarPublicKey } from '../domain/stellar-keys';
+import { AppError, isAppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
 import { paginationQuery, uuidParam } from '../http/schemas';
-import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { validatedQuery } from '../middleware/validate';
@@ -15,7 +14,7 @@ import type { LedgerService } from '../services/ledger.service';
 import type { RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
 
-const publicKeySchema = z.string().max(56).refine(StellarClient.isValidPublicKey, 'must be a valid Stellar public key (G...)');
+const publicKeySchema = z.string().max(56).refine(isStellarPublicKey, 'must be a valid Stellar public key (G...)');
 const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
 export const transferBody = z.object({ receiverPublicKey: publicKeySchema, amount: tokenAmountSchema }).strict();
 export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountStringSchema }).strict();

@@ -3,8 +3,7 @@ import type { IdempotencyClaim } from '../db/repositories/idempotency.repository
 import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { parseTokenAmount } from '../domain/amounts';
-import { AppError } from '../errors/app-error';
-import { RECEIVER_NOT_FOUND } from '../ledger/ledger-error-map';
+import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import type { LedgerAccount, LedgerWrite, TokenLedger } from '../ledger/token-ledger';
 import type { WalletService } from './wallet.service';
 

@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { ESLint } from 'eslint';
+
+// docs/architecture.md: routes -> services -> repositories, clients and the journal. The ESLint
+// boundary rules (eslint.config.mjs) keep that true; this proves each rule bites, on code that
+// imports upward, linted as if it lived in the layer.
+
+const root = path.resolve(__dirname, '../..');
+const eslint = new ESLint({ cwd: root });
+
+async function restrictedImports(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').map((m) => m.message);
+}
+
+describe('layer boundaries', () => {
+  it.each([
+    ['a repository importing a service', 'src/db/repositories/user.repository.ts', "import { UserService } from '../../services/user.service';\nexport const x = UserService;"],
+    ['a service importing the Horizon client', 'src/services/user.service.ts', "import { StellarClient } from '../clients/stellar.client';\nexport const x = StellarClient;"],
+    ['a service importing the journal instead of TokenLedger', 'src/services/user.service.ts', "import { LedgerJournal } from '../ledger/ledger-journal';\nexport const x = LedgerJournal;"],
+    ['a service importing the SDK', 'src/services/user.service.ts', "import { Operation } from '@stellar/stellar-sdk';\nexport const x = Operation;"],
+    ['a route importing a repository', 'src/routes/users.routes.ts', "import { UserRepository } from '../db/repositories/user.repository';\nexport const x = UserRepository;"],
+    ['the journal importing a route', 'src/ledger/ledger-journal.ts', "import { ledgerRoutes } from '../routes/ledger.routes';\nexport const x = ledgerRoutes;"],
+    ['a client importing the database', 'src/clients/stellar.client.ts', "import { users } from '../db/schema';\nexport const x = users;"],
+    ['the sandbox importing the service', 'src/sandbox/horizon/routes.ts', "import { createLogger } from '../../logger';\nexport const x = createLogger;"],
+  ])('refuses %s', async (_what, file, code) => {
+    expect(await restrictedImports(file, code)).toHaveLength(1);
+  });
+
+  it.each([
+    ['a service importing TokenLedger', 'src/services/user.service.ts', "import { TokenLedger } from '../ledger/token-ledger';\nexport const x = TokenLedger;"],
+    ['a route naming a repository row type', 'src/routes/users.routes.ts', "import type { RecordRow } from '../db/repositories/transaction.repository';\nexport type X = RecordRow;"],
+  ])('allows %s', async (_what, file, code) => {
+    expect(await restrictedImports(file, code)).toEqual([]);
+  });
+});
