@@ -93,8 +93,13 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
   };
 }
 
-export function transactionResource(tx: StoredTransaction, base: string) {
-  const self = `${base}/transactions/${tx.hash}`;
+/**
+ * `requestedHash`: Horizon answers a fee bump under its inner hash as well, and then names the
+ * record by the hash asked for and shows the inner transaction's signatures at the top level.
+ */
+export function transactionResource(tx: StoredTransaction, base: string, requestedHash = tx.hash) {
+  const self = `${base}/transactions/${requestedHash}`;
+  const signatures = tx.inner && requestedHash !== tx.hash ? tx.inner.signatures : tx.signatures;
   const timebounds = tx.preconditions?.timebounds;
   return {
     _links: {
@@ -107,10 +112,10 @@ export function transactionResource(tx: StoredTransaction, base: string) {
       succeeds: link(`${base}/transactions?order=desc&cursor=${tx.pagingToken}`),
       transaction: link(self),
     },
-    id: tx.hash,
+    id: requestedHash,
     paging_token: tx.pagingToken,
     successful: tx.successful,
-    hash: tx.hash,
+    hash: requestedHash,
     ledger: tx.ledger,
     created_at: isoTime(tx.createdAt),
     source_account: tx.sourceAccount,
@@ -126,7 +131,7 @@ export function transactionResource(tx: StoredTransaction, base: string) {
     memo_type: tx.memoType,
     ...(tx.memo !== undefined ? { memo: tx.memo } : {}),
     ...(tx.memoBytes !== undefined ? { memo_bytes: tx.memoBytes } : {}),
-    signatures: tx.signatures,
+    signatures,
     ...(timebounds ? { valid_after: isoTime(timebounds.min_time) } : {}),
     ...(timebounds?.max_time ? { valid_before: isoTime(timebounds.max_time) } : {}),
     ...(tx.preconditions ? { preconditions: tx.preconditions } : {}),

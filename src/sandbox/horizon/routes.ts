@@ -80,7 +80,7 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
     if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
     const tx = ingestion.view().transaction(hash);
     if (!tx) return sendProblem(res, notFound());
-    res.json(transactionResource(tx, baseUrl(req)));
+    res.json(transactionResource(tx, baseUrl(req), hash));
   });
 
   router.post('/transactions', async (req, res) => {
