@@ -5,7 +5,6 @@ import {
   AUTH_IMMUTABLE_FLAG,
   AUTH_REQUIRED_FLAG,
   AUTH_REVOCABLE_FLAG,
-  BASE_FEE,
   BASE_RESERVE,
   PROTOCOL_VERSION,
 } from './ledger-rules';
@@ -196,9 +195,10 @@ export function ledgerResource(ledger: LedgerHeader, base: string) {
     // fees leave circulation into the fee pool; no inflation, so nothing else changes the total
     total_coins: formatAmount(ROOT_BALANCE - BigInt(ledger.feePool)),
     fee_pool: formatAmount(BigInt(ledger.feePool)),
-    base_fee_in_stroops: Number(BASE_FEE),
+    // the header's base fee: during surge pricing it stays the minimum, as on Horizon
+    base_fee_in_stroops: Number(ledger.baseFee),
     base_reserve_in_stroops: Number(BASE_RESERVE),
-    max_tx_set_size: 1000,
+    max_tx_set_size: ledger.maxTxSetSize,
     protocol_version: PROTOCOL_VERSION,
   };
 }
