@@ -85,6 +85,7 @@ export class TransactionQueue {
     if (same) return { kind: 'joined', entry: same };
 
     const envelope = typeof submission === 'function' ? undefined : submission;
+    // friendbot's funding has no envelope to refuse yet: like a transaction pushed out, it gets the 504
     const refuse = (result: TransactionResultModel): Admission => ({
       kind: 'refused',
       result: envelope ? rejection(envelope, result) : { status: 'dropped' },
