@@ -1,12 +1,14 @@
 import { FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { baseAccountId } from './account-ids';
+import { chargedFee, feeBidOf } from './fee-bid';
 import { LedgerDelta } from './ledger-delta';
-import { BASE_FEE, spendableNative } from './ledger-rules';
+import { BASE_FEE } from './ledger-rules';
 import type { LedgerState } from './ledger-state';
 import { ActiveSponsorships, OP_SUCCESS, applyOperation } from './operations';
-import type { InnerResult, OperationOutcome, TransactionResultModel } from './result-xdr';
+import type { OperationOutcome, TransactionResultModel } from './result-xdr';
 import { SignatureChecker } from './signature-checker';
-import { feeToCharge, validateTransaction, type ValidationContext } from './validate-transaction';
+import { checkFeeBump } from './validate-fee-bump';
+import { validateTransaction, type ValidationContext } from './validate-transaction';
 
 export type Envelope = Transaction | FeeBumpTransaction;
 
@@ -15,6 +17,16 @@ export interface LedgerPosition {
   closeTime: number;
 }
 
+/** The two fees of a ledger: one that every bid is checked against, one that is charged. */
+export interface LedgerFees {
+  /** The header's base fee: the minimum bid per operation. */
+  baseFee: bigint;
+  /** What each operation pays in this ledger: the base fee, or the surge price when the ledger was full. */
+  chargedPerOperation: bigint;
+}
+
+export const UNCONTESTED_FEES: LedgerFees = { baseFee: BASE_FEE, chargedPerOperation: BASE_FEE };
+
 export interface TransactionOutcome {
   /** In the ledger: fee charged and sequence consumed, whether or not the operations succeeded. */
   included: boolean;
@@ -22,24 +34,34 @@ export interface TransactionOutcome {
   result: TransactionResultModel;
 }
 
+/** stellar-core's checkValid for either kind of envelope: the result it would be refused with, if any. */
+export function checkEnvelope(envelope: Envelope, context: ValidationContext): TransactionResultModel | undefined {
+  if (envelope instanceof FeeBumpTransaction) return checkFeeBump(envelope, context);
+  return validateTransaction(envelope, new SignatureChecker(envelope.hash(), envelope.signatures), context, true);
+}
+
 /**
  * Validates one envelope against the current state and, if valid, applies it: fee and sequence
  * first (they stay even if an operation fails), then the operations on a delta that is committed only
  * if every one of them succeeds.
  */
-export function processEnvelope(state: LedgerState, envelope: Envelope, position: LedgerPosition): TransactionOutcome {
+export function processEnvelope(
+  state: LedgerState,
+  envelope: Envelope,
+  position: LedgerPosition,
+  fees: LedgerFees = UNCONTESTED_FEES,
+): TransactionOutcome {
   return envelope instanceof FeeBumpTransaction
-    ? processFeeBump(state, envelope, position)
-    : processTransaction(state, envelope, position);
+    ? processFeeBump(state, envelope, position, fees)
+    : processTransaction(state, envelope, position, fees);
 }
 
-function processTransaction(state: LedgerState, tx: Transaction, position: LedgerPosition): TransactionOutcome {
-  const context: ValidationContext = { accounts: state.accounts, ...position };
-  const checker = new SignatureChecker(tx.hash(), tx.signatures);
-  const invalid = validateTransaction(tx, checker, context, true);
+function processTransaction(state: LedgerState, tx: Transaction, position: LedgerPosition, fees: LedgerFees): TransactionOutcome {
+  const invalid = checkEnvelope(tx, { accounts: state.accounts, ...position, baseFee: fees.baseFee });
   if (invalid) return { included: false, successful: false, result: invalid };
 
-  const feeCharged = feeToCharge(tx.operations.length);
+  // the ledger's price per operation, never more than the transaction bid
+  const feeCharged = chargedFee(feeBidOf(tx), fees.chargedPerOperation);
   chargeFeeAndConsumeSequence(state, baseAccountId(tx.source), feeCharged, tx, position);
   const applied = applyOperations(state, tx, position);
   return {
@@ -52,47 +74,15 @@ function processTransaction(state: LedgerState, tx: Transaction, position: Ledge
 /**
  * A fee bump (CAP-15) lets another account pay for an already-signed transaction. The outer
  * envelope is checked for its own fee, fee source and signatures; the inner one as a transaction
- * whose fee is already paid.
+ * whose fee is already paid. The fee source pays for the inner operations plus one.
  */
-function processFeeBump(state: LedgerState, feeBump: FeeBumpTransaction, position: LedgerPosition): TransactionOutcome {
+function processFeeBump(state: LedgerState, feeBump: FeeBumpTransaction, position: LedgerPosition, fees: LedgerFees): TransactionOutcome {
+  const invalid = checkFeeBump(feeBump, { accounts: state.accounts, ...position, baseFee: fees.baseFee });
+  if (invalid) return { included: false, successful: false, result: invalid };
+
   const inner = feeBump.innerTransaction;
-  const feeSourceId = baseAccountId(feeBump.feeSource);
-  const operationCount = BigInt(inner.operations.length);
-  // the fee bump itself counts as one more operation
-  const feeCharged = BASE_FEE * (operationCount + 1n);
-  const outerFee = BigInt(feeBump.fee);
-  const outer = (code: InnerResult['code']): TransactionOutcome => ({
-    included: false,
-    successful: false,
-    result: { code, feeCharged },
-  });
-
-  if (outerFee < feeCharged || outerFee * operationCount < BigInt(inner.fee) * (operationCount + 1n)) {
-    return outer('tx_insufficient_fee');
-  }
-  const feeSource = state.accounts.get(feeSourceId);
-  if (!feeSource) return outer('tx_no_source_account');
-  const outerChecker = new SignatureChecker(feeBump.hash(), feeBump.signatures);
-  if (!outerChecker.checkAccount(feeSource, 'low')) return outer('tx_bad_auth');
-  if (spendableNative(feeSource) < outerFee) return outer('tx_insufficient_balance');
-  if (!outerChecker.allUsed()) return outer('tx_bad_auth_extra');
-
-  const innerHash = inner.hash();
-  const innerChecker = new SignatureChecker(innerHash, inner.signatures);
-  const invalidInner = validateTransaction(inner, innerChecker, { accounts: state.accounts, ...position }, false);
-  if (invalidInner) {
-    return {
-      included: false,
-      successful: false,
-      result: {
-        code: 'tx_failed',
-        feeCharged,
-        feeBump: { code: 'tx_fee_bump_inner_failed', innerHash, inner: { ...invalidInner, feeCharged: 0n } },
-      },
-    };
-  }
-
-  chargeFeeAndConsumeSequence(state, feeSourceId, feeCharged, inner, position);
+  const feeCharged = chargedFee(feeBidOf(feeBump), fees.chargedPerOperation);
+  chargeFeeAndConsumeSequence(state, baseAccountId(feeBump.feeSource), feeCharged, inner, position);
   const applied = applyOperations(state, inner, position);
   const successful = applied.code === 'tx_success';
   return {
@@ -103,9 +93,10 @@ function processFeeBump(state: LedgerState, feeBump: FeeBumpTransaction, positio
       feeCharged,
       feeBump: {
         code: successful ? 'tx_fee_bump_inner_success' : 'tx_fee_bump_inner_failed',
-        innerHash,
-        // the outer envelope paid, so the inner transaction was charged nothing
-        inner: { ...applied, feeCharged: 0n },
+        innerHash: inner.hash(),
+        // Before protocol 25 core reports, as the inner result's fee, what the inner transaction would
+        // have been charged on its own at this ledger's price; the outer fee source paid it all the same.
+        inner: { ...applied, feeCharged: chargedFee(feeBidOf(inner), fees.chargedPerOperation) },
       },
     },
   };

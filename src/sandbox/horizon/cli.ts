@@ -6,6 +6,8 @@ import { SANDBOX_NETWORK_PASSPHRASE, createHorizonSandbox } from './index';
 /**
  * Runs the sandbox ledger on its own, for poking at it with a Stellar client or pointing another
  * service at it:  npm run sandbox:ledger -- --port 8000 [--data-dir DIR] [--close-ms N]
+ * Surge pricing (with --close-ms > 0): [--max-ops-per-ledger N (default 1000, 0: no limit)]
+ *   [--pending-depth L (ledgers a transaction may wait for room, default 4)]
  * With a fault from the start (POST/DELETE /_sandbox/faults change it later):
  *   --fault MODE [--fault-share 0.3 | --fault-next N] [--lag-ms L] [--slow-ms S]
  * It prints its URL first, so a script that starts it with --port 0 can read the port.
@@ -16,6 +18,8 @@ async function main(): Promise<void> {
       port: { type: 'string', default: '8000' },
       'data-dir': { type: 'string' },
       'close-ms': { type: 'string', default: '0' },
+      'max-ops-per-ledger': { type: 'string' },
+      'pending-depth': { type: 'string' },
       passphrase: { type: 'string', default: SANDBOX_NETWORK_PASSPHRASE },
       fault: { type: 'string' },
       'fault-share': { type: 'string' },
@@ -28,6 +32,8 @@ async function main(): Promise<void> {
   const ledgerCloseMs = Number(values['close-ms']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port: ${values.port}`);
   if (!Number.isInteger(ledgerCloseMs) || ledgerCloseMs < 0) throw new Error(`--close-ms: not a duration: ${values['close-ms']}`);
+  const maxOperationsPerLedger = countFlag(values, 'max-ops-per-ledger', 0);
+  const pendingDepthLedgers = countFlag(values, 'pending-depth', 1);
 
   const fault = faultPlanFrom(values);
 
@@ -35,6 +41,8 @@ async function main(): Promise<void> {
     networkPassphrase: values.passphrase,
     dataDir: values['data-dir'],
     ledgerCloseMs,
+    maxOperationsPerLedger,
+    pendingDepthLedgers,
   });
   if (fault) sandbox.faults.set(fault);
   const app = express();
@@ -64,6 +72,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** An optional whole-number flag, at least `minimum`; undefined leaves the sandbox's default. */
+function countFlag(values: Record<string, string | boolean | undefined>, flag: string, minimum: number): number | undefined {
+  const text = values[flag];
+  if (typeof text !== 'string') return undefined;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < minimum) throw new Error(`--${flag}: not a whole number >= ${minimum}: ${text}`);
+  return value;
 }
 
 const FLAGS: Record<string, string> = {

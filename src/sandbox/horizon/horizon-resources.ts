@@ -5,7 +5,6 @@ import {
   AUTH_IMMUTABLE_FLAG,
   AUTH_REQUIRED_FLAG,
   AUTH_REVOCABLE_FLAG,
-  BASE_FEE,
   BASE_RESERVE,
   PROTOCOL_VERSION,
 } from './ledger-rules';
@@ -101,8 +100,13 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
   };
 }
 
-export function transactionResource(tx: StoredTransaction, base: string) {
-  const self = `${base}/transactions/${tx.hash}`;
+/**
+ * `requestedHash`: Horizon answers a fee bump under its inner hash as well, and then names the
+ * record by the hash asked for and shows the inner transaction's signatures at the top level.
+ */
+export function transactionResource(tx: StoredTransaction, base: string, requestedHash = tx.hash) {
+  const self = `${base}/transactions/${requestedHash}`;
+  const signatures = tx.inner && requestedHash !== tx.hash ? tx.inner.signatures : tx.signatures;
   const timebounds = tx.preconditions?.timebounds;
   return {
     _links: {
@@ -115,10 +119,10 @@ export function transactionResource(tx: StoredTransaction, base: string) {
       succeeds: link(`${base}/transactions?order=desc&cursor=${tx.pagingToken}`),
       transaction: link(self),
     },
-    id: tx.hash,
+    id: requestedHash,
     paging_token: tx.pagingToken,
     successful: tx.successful,
-    hash: tx.hash,
+    hash: requestedHash,
     ledger: tx.ledger,
     created_at: isoTime(tx.createdAt),
     source_account: tx.sourceAccount,
@@ -134,7 +138,7 @@ export function transactionResource(tx: StoredTransaction, base: string) {
     memo_type: tx.memoType,
     ...(tx.memo !== undefined ? { memo: tx.memo } : {}),
     ...(tx.memoBytes !== undefined ? { memo_bytes: tx.memoBytes } : {}),
-    signatures: tx.signatures,
+    signatures,
     ...(timebounds ? { valid_after: isoTime(timebounds.min_time) } : {}),
     ...(timebounds?.max_time ? { valid_before: isoTime(timebounds.max_time) } : {}),
     ...(tx.preconditions ? { preconditions: tx.preconditions } : {}),
@@ -202,9 +206,10 @@ export function ledgerResource(ledger: LedgerHeader, base: string) {
     // fees leave circulation into the fee pool; no inflation, so nothing else changes the total
     total_coins: formatAmount(ROOT_BALANCE - BigInt(ledger.feePool)),
     fee_pool: formatAmount(BigInt(ledger.feePool)),
-    base_fee_in_stroops: Number(BASE_FEE),
+    // the header's base fee: during surge pricing it stays the minimum, as on Horizon
+    base_fee_in_stroops: Number(ledger.baseFee),
     base_reserve_in_stroops: Number(BASE_RESERVE),
-    max_tx_set_size: 1000,
+    max_tx_set_size: ledger.maxTxSetSize,
     protocol_version: PROTOCOL_VERSION,
   };
 }

@@ -2,12 +2,14 @@ import type { Router } from 'express';
 import { FaultInjector, type SandboxFaults } from './faults/fault-injector';
 import { IngestionLag } from './faults/ingestion-lag';
 import { LedgerClock } from './ledger-clock';
-import { createGenesisState, type LedgerState } from './ledger-state';
+import { DEFAULT_MAX_TX_SET_SIZE, createGenesisState, type LedgerState } from './ledger-state';
 import { LedgerStore } from './ledger-store';
 import { createHorizonRouter } from './routes';
 import { SandboxLedger } from './sandbox-ledger';
 
 export const SANDBOX_NETWORK_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
+/** stellar-core's default TRANSACTION_QUEUE_TIMEOUT_LEDGERS. */
+export const DEFAULT_PENDING_DEPTH = 4;
 export { FAULT_MODES, FaultPlanError, type FaultMode, type FaultPlan, type FaultStats } from './faults/fault-plan';
 export type { SandboxFaults } from './faults/fault-injector';
 
@@ -20,6 +22,18 @@ export interface HorizonSandboxOptions {
   ledgerCloseMs?: number;
   /** An empty ledger closes after this long without one, as on Stellar (default 5000; 0 = never). */
   idleCloseMs?: number;
+  /**
+   * Operations one ledger takes (default 1000, the public network's classic limit; 0 = no limit).
+   * With ledgerCloseMs > 0, a ledger that cannot take everything waiting takes the highest bids per
+   * operation and charges them all the lowest of those (surge pricing); the rest wait. A transaction
+   * with more operations than this never fits, so it waits until it is dropped.
+   */
+  maxOperationsPerLedger?: number;
+  /**
+   * Ledgers a transaction may wait for room before core drops it and its submitter gets Horizon's
+   * 504 (default 4); the queue holds this many ledgers' worth of operations.
+   */
+  pendingDepthLedgers?: number;
   /** Random source for FaultPlan.share, values in [0, 1); default Math.random. Tests pass a fixed sequence. */
   faultRandom?: () => number;
 }
@@ -41,8 +55,13 @@ export interface HorizonSandbox {
 export async function createHorizonSandbox(options: HorizonSandboxOptions = {}): Promise<HorizonSandbox> {
   const networkPassphrase = options.networkPassphrase ?? SANDBOX_NETWORK_PASSPHRASE;
   const ledgerCloseMs = options.ledgerCloseMs ?? 0;
-  if (!Number.isInteger(ledgerCloseMs) || ledgerCloseMs < 0) {
-    throw new Error(`ledgerCloseMs must be a non-negative integer, got ${ledgerCloseMs}`);
+  const maxOperationsPerLedger = options.maxOperationsPerLedger ?? DEFAULT_MAX_TX_SET_SIZE;
+  const pendingDepthLedgers = options.pendingDepthLedgers ?? DEFAULT_PENDING_DEPTH;
+  for (const [name, value] of Object.entries({ ledgerCloseMs, maxOperationsPerLedger })) {
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
+  }
+  if (!Number.isInteger(pendingDepthLedgers) || pendingDepthLedgers < 1) {
+    throw new Error(`pendingDepthLedgers must be a positive integer, got ${pendingDepthLedgers}`);
   }
 
   const opened = options.dataDir ? await LedgerStore.open(options.dataDir, networkPassphrase) : undefined;
@@ -51,17 +70,26 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   if (opened?.loaded) {
     state = opened.loaded;
   } else {
-    state = createGenesisState(networkPassphrase, Math.floor(Date.now() / 1000));
+    state = createGenesisState(networkPassphrase, Math.floor(Date.now() / 1000), maxOperationsPerLedger);
     store?.recordClosedLedger({ header: state.latest, transactions: [], payments: [] });
   }
   store?.attach(state);
 
   const ingestion = new IngestionLag(state);
-  const ledger = new SandboxLedger(state, (closed, priorImages) => {
-    store?.recordClosedLedger(closed);
-    ingestion.ledgerClosed(closed.header.sequence, priorImages);
+  const ledger = new SandboxLedger(
+    state,
+    (closed, priorImages) => {
+      store?.recordClosedLedger(closed);
+      ingestion.ledgerClosed(closed.header.sequence, priorImages);
+    },
+    maxOperationsPerLedger,
+  );
+  const clock = new LedgerClock(ledger, {
+    closeMs: ledgerCloseMs,
+    idleCloseMs: options.idleCloseMs ?? 5000,
+    maxOperationsPerLedger,
+    pendingDepthLedgers,
   });
-  const clock = new LedgerClock(ledger, ledgerCloseMs, options.idleCloseMs ?? 5000);
   const faults = new FaultInjector(() => ingestion.release(), options.faultRandom);
   const router = createHorizonRouter({ state, clock, ingestion, faults, networkPassphrase });
 

@@ -1,4 +1,5 @@
 import type { SandboxLedger, Submission, SubmissionResult } from './sandbox-ledger';
+import { TransactionQueue, pendingSubmission, type QueuedTransaction } from './transaction-queue';
 
 export class LedgerClosedError extends Error {
   constructor() {
@@ -7,42 +8,50 @@ export class LedgerClosedError extends Error {
   }
 }
 
-interface Pending {
-  submission: Submission;
-  resolve: (result: SubmissionResult) => void;
-  reject: (error: unknown) => void;
+export interface LedgerClockOptions {
+  /** 0: every submission closes its own ledger at once; N: a ledger closes every N ms. */
+  closeMs: number;
+  /**
+   * When no ledger has closed for this long, an empty one closes, as Stellar closes a ledger every
+   * ~5 s whether or not anyone submits. Without it an idle sandbox's time would stand still, and no
+   * envelope's maxTime could ever be seen to pass. 0 turns it off.
+   */
+  idleCloseMs: number;
+  /** Operations one ledger takes (0: no limit); with closeMs 0 it is not enforced. */
+  maxOperationsPerLedger: number;
+  /** Ledgers a transaction may wait for room before core drops it; the queue holds this many ledgers' worth. */
+  pendingDepthLedgers: number;
 }
+
+const DROPPED: SubmissionResult = { status: 'dropped' };
 
 /**
  * Decides when ledgers close. With closeMs 0 every submission closes its own ledger at once; with
- * closeMs N, submissions wait in arrival order and a timer closes a ledger every N ms, answering
- * each caller only then, as Horizon does while a transaction waits for the next ledger.
+ * closeMs N, submissions wait in core's queue and a timer closes a ledger every N ms, answering each
+ * caller only when its transaction is applied, refused, or dropped from the queue, as Horizon does
+ * while a transaction waits for a ledger.
  */
 export class LedgerClock {
-  private queue: Pending[] = [];
+  private readonly queue: TransactionQueue;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  /**
-   * `idleCloseMs`: when no ledger has closed for this long, an empty one closes, as Stellar closes
-   * a ledger every ~5 s whether or not anyone submits. Without it an idle sandbox's time would
-   * stand still, and no envelope's maxTime could ever be seen to pass. 0 turns it off.
-   */
   constructor(
     private readonly ledger: SandboxLedger,
-    private readonly closeMs: number,
-    idleCloseMs = 5000,
+    private readonly options: LedgerClockOptions,
   ) {
-    if (closeMs > 0) {
-      this.timer = setInterval(() => this.closeNow(), closeMs);
+    this.queue = new TransactionQueue(options.pendingDepthLedgers * options.maxOperationsPerLedger);
+    if (options.closeMs > 0) {
+      this.timer = setInterval(() => this.closeNow(), options.closeMs);
       // the ledger timer alone must never keep a process (or a test run) alive
       this.timer.unref();
     }
+    const { idleCloseMs } = options;
     if (idleCloseMs > 0) {
       this.idleTimer = setInterval(() => {
         const idleMs = Date.now() - this.ledger.state.latest.closedAt * 1000;
-        if (this.queue.length === 0 && idleMs >= idleCloseMs) this.ledger.closeLedger([], Date.now(), { allowEmpty: true });
+        if (this.queue.size === 0 && idleMs >= idleCloseMs) this.ledger.closeLedger([], Date.now(), { allowEmpty: true });
       }, Math.max(100, Math.floor(idleCloseMs / 5)));
       this.idleTimer.unref();
     }
@@ -50,35 +59,53 @@ export class LedgerClock {
 
   submit(submission: Submission): Promise<SubmissionResult> {
     if (this.stopped) return Promise.reject(new LedgerClosedError());
-    if (this.closeMs <= 0) {
-      const [result] = this.ledger.closeLedger([submission]);
-      return result ? Promise.resolve(result) : Promise.reject(new Error('ledger returned no result'));
+    if (this.options.closeMs <= 0) {
+      const [outcome] = this.ledger.closeLedger([pendingSubmission(submission)]);
+      return outcome && outcome.status !== 'waiting'
+        ? Promise.resolve(outcome)
+        : Promise.reject(new Error('ledger returned no result'));
     }
-    return new Promise((resolve, reject) => this.queue.push({ submission, resolve, reject }));
+    const admission = this.queue.admit(submission);
+    if (admission.kind === 'refused') return Promise.resolve(admission.result);
+    if (admission.kind === 'queued') for (const dropped of admission.dropped) answer(dropped, DROPPED);
+    return new Promise((resolve, reject) => admission.entry.waiters.push({ resolve, reject }));
   }
 
-  /** Stops the timer; whatever is still waiting goes into one last ledger so that no caller hangs. */
+  /** Stops the timer; whatever is still waiting goes into one last ledger, and what has no room there is refused. */
   stop(): void {
     if (this.stopped) return;
     if (this.timer) clearInterval(this.timer);
     if (this.idleTimer) clearInterval(this.idleTimer);
     this.closeNow();
     this.stopped = true;
+    for (const entry of this.queue.clear()) fail(entry, new LedgerClosedError());
   }
 
   private closeNow(): void {
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
+    const batch = this.queue.list();
+    if (batch.length === 0) return;
+    let outcomes;
     try {
-      const results = this.ledger.closeLedger(batch.map((pending) => pending.submission));
-      batch.forEach((pending, index) => {
-        const result = results[index];
-        if (result) pending.resolve(result);
-        else pending.reject(new Error('ledger returned no result'));
-      });
+      outcomes = this.ledger.closeLedger(batch, Date.now(), { maxOperations: this.options.maxOperationsPerLedger });
     } catch (error) {
-      for (const pending of batch) pending.reject(error);
+      for (const entry of this.queue.clear()) fail(entry, error);
+      return;
     }
+    batch.forEach((entry, index) => {
+      const outcome = outcomes[index];
+      if (outcome?.status === 'waiting') return;
+      this.queue.settle(entry);
+      if (outcome) answer(entry, outcome);
+      else fail(entry, new Error('ledger returned no result'));
+    });
+    for (const expired of this.queue.ageOneLedger(this.options.pendingDepthLedgers)) answer(expired, DROPPED);
   }
+}
+
+function answer(entry: QueuedTransaction, result: SubmissionResult): void {
+  for (const waiter of entry.waiters) waiter.resolve(result);
+}
+
+function fail(entry: QueuedTransaction, error: unknown): void {
+  for (const waiter of entry.waiters) waiter.reject(error);
 }

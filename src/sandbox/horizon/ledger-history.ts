@@ -77,7 +77,8 @@ export interface ClosedLedger {
   payments: StoredPayment[];
 }
 
-const RECENT_FOR_FEE_STATS = 100;
+/** Horizon's /fee_stats looks at the transactions of the last 5 ledgers. */
+export const FEE_STATS_LEDGERS = 5;
 
 /** Append-only record of closed ledgers with the indexes the read routes need. */
 export class LedgerHistory {
@@ -85,7 +86,8 @@ export class LedgerHistory {
   private readonly ledgerList: LedgerHeader[] = [];
   private readonly ledgersBySequence = new Map<number, LedgerHeader>();
   private readonly paymentsByAccount = new Map<string, StoredPayment[]>();
-  private readonly recent: StoredTransaction[] = [];
+  /** Only ledgers that hold transactions; the records are the ones indexed by hash, not copies. */
+  private readonly transactionsByLedger = new Map<number, StoredTransaction[]>();
 
   addLedger(header: LedgerHeader, transactions: StoredTransaction[], payments: StoredPayment[]): void {
     this.ledgerList.push(header);
@@ -94,9 +96,8 @@ export class LedgerHistory {
       this.transactionsByHash.set(tx.hash, tx);
       // Horizon answers a fee bump under its inner hash too.
       if (tx.inner) this.transactionsByHash.set(tx.inner.hash, tx);
-      this.recent.push(tx);
     }
-    if (this.recent.length > RECENT_FOR_FEE_STATS) this.recent.splice(0, this.recent.length - RECENT_FOR_FEE_STATS);
+    if (transactions.length > 0) this.transactionsByLedger.set(header.sequence, transactions);
     for (const payment of payments) {
       const parties = paymentParties(payment);
       for (const account of new Set(parties)) {
@@ -124,8 +125,13 @@ export class LedgerHistory {
     return page(this.paymentsByAccount.get(account) ?? [], (payment) => BigInt(payment.id), query, lastTokenOf(upToLedger));
   }
 
-  recentTransactions(): readonly StoredTransaction[] {
-    return this.recent;
+  /** The transactions of the FEE_STATS_LEDGERS ledgers up to `upToLedger` (default: the latest), oldest first. */
+  recentTransactions(upToLedger = this.ledgerList.at(-1)?.sequence ?? 0): StoredTransaction[] {
+    const recent: StoredTransaction[] = [];
+    for (let sequence = upToLedger - FEE_STATS_LEDGERS + 1; sequence <= upToLedger; sequence++) {
+      recent.push(...(this.transactionsByLedger.get(sequence) ?? []));
+    }
+    return recent;
   }
 }
 

@@ -14,6 +14,7 @@ export interface LedgerReadView {
   ledger(sequence: number): LedgerHeader | undefined;
   ledgers(query: PageQuery): LedgerHeader[];
   paymentsFor(account: string, query: PageQuery): StoredPayment[];
+  /** The transactions of the last few ingested ledgers, which /fee_stats describes. */
   recentTransactions(): readonly StoredTransaction[];
 }
 
@@ -93,6 +94,6 @@ export class ViewAtLedger implements LedgerReadView {
   }
 
   recentTransactions() {
-    return this.state.history.recentTransactions().filter((tx) => tx.ledger <= this.ingested);
+    return this.state.history.recentTransactions(this.ingested);
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import { STROOPS_PER_UNIT } from './amounts';
 import { LedgerHistory } from './ledger-history';
+import { BASE_FEE } from './ledger-rules';
 
 export interface Trustline {
   code: string;
@@ -63,7 +64,18 @@ export interface LedgerHeader {
   txSetOperationCount: number;
   /** Stroops collected in fees since genesis, as a decimal string (JSON has no bigint). */
   feePool: string;
+  /**
+   * The network's base fee in stroops, as a decimal string. As in stellar-core's header it stays the
+   * minimum bid when a ledger is full: the surge price is the transaction set's, seen only in what
+   * each transaction was charged.
+   */
+  baseFee: string;
+  /** Operations a ledger may hold (core's maxTxSetSize); 0 when the sandbox runs without a limit. */
+  maxTxSetSize: number;
 }
+
+/** The public network's classic limit, and what the sandbox's ledgers said before the limit was configurable. */
+export const DEFAULT_MAX_TX_SET_SIZE = 1000;
 
 /** Root holds every lumen at genesis, as on a fresh Stellar network; friendbot pays from it. */
 export const ROOT_BALANCE = 100_000_000_000n * STROOPS_PER_UNIT;
@@ -131,7 +143,11 @@ export function ledgerHash(previousHash: string, sequence: number, closedAt: num
     .digest('hex');
 }
 
-export function createGenesisState(networkPassphrase: string, nowSeconds: number): LedgerState {
+export function createGenesisState(
+  networkPassphrase: string,
+  nowSeconds: number,
+  maxTxSetSize = DEFAULT_MAX_TX_SET_SIZE,
+): LedgerState {
   const genesis: LedgerHeader = {
     sequence: 1,
     hash: ledgerHash('0'.repeat(64), 1, nowSeconds, []),
@@ -142,6 +158,8 @@ export function createGenesisState(networkPassphrase: string, nowSeconds: number
     operationCount: 0,
     txSetOperationCount: 0,
     feePool: '0',
+    baseFee: BASE_FEE.toString(),
+    maxTxSetSize,
   };
   const state = new LedgerState(networkPassphrase, genesis);
   const root = newAccount(state.rootKeypair.publicKey(), ROOT_BALANCE, 1, nowSeconds);

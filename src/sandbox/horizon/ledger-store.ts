@@ -1,8 +1,14 @@
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClosedLedger } from './ledger-history';
-import { assetKey } from './ledger-rules';
-import { LedgerState, type AccountEntry, type LedgerHeader, type Trustline } from './ledger-state';
+import { BASE_FEE, assetKey } from './ledger-rules';
+import {
+  DEFAULT_MAX_TX_SET_SIZE,
+  LedgerState,
+  type AccountEntry,
+  type LedgerHeader,
+  type Trustline,
+} from './ledger-state';
 
 /**
  * Keeps the ledger on disk in two files: a snapshot of the accounts (rewritten atomically, write to
@@ -122,7 +128,7 @@ async function loadState(directory: string, networkPassphrase: string): Promise<
     // transactions in it are signed for another network; mixing them up would be silently wrong
     throw new Error(`${directory} holds a ledger for "${file.networkPassphrase}", not "${networkPassphrase}"`);
   }
-  const state = new LedgerState(networkPassphrase, file.latest);
+  const state = new LedgerState(networkPassphrase, upgradeHeader(file.latest));
   for (const account of file.accounts) state.accounts.set(account.id, deserializeAccount(account));
   await loadHistory(directory, state);
   return state;
@@ -146,10 +152,18 @@ async function loadHistory(directory: string, state: LedgerState): Promise<void>
       droppedSomething = true; // journaled, but the snapshot never saw it: it did not happen
       continue;
     }
-    state.history.addLedger(closed.header, closed.transactions, closed.payments);
+    state.history.addLedger(upgradeHeader(closed.header), closed.transactions, closed.payments);
     kept.push(`${line}\n`);
   }
   if (droppedSomething) await writeAtomically(file, kept.join(''));
+}
+
+/**
+ * Headers written before the base fee and the operation limit were recorded carry neither: they
+ * closed at the network's base fee, under the limit the ledger resource then showed.
+ */
+function upgradeHeader(header: Omit<LedgerHeader, 'baseFee' | 'maxTxSetSize'> & Partial<LedgerHeader>): LedgerHeader {
+  return { ...header, baseFee: header.baseFee ?? BASE_FEE.toString(), maxTxSetSize: header.maxTxSetSize ?? DEFAULT_MAX_TX_SET_SIZE };
 }
 
 function serializeState(state: LedgerState): StateFile {

@@ -14,6 +14,7 @@ import {
   transactionResource,
 } from './horizon-resources';
 import { LedgerClosedError, type LedgerClock } from './ledger-clock';
+import { FEE_STATS_LEDGERS } from './ledger-history';
 import type { LedgerState } from './ledger-state';
 import { isProblem, pageResource, parsePageQuery } from './paging';
 import {
@@ -80,7 +81,7 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
     if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
     const tx = ingestion.view().transaction(hash);
     if (!tx) return sendProblem(res, notFound());
-    res.json(transactionResource(tx, baseUrl(req)));
+    res.json(transactionResource(tx, baseUrl(req), hash));
   });
 
   router.post('/transactions', async (req, res) => {
@@ -99,7 +100,8 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
 
   router.get('/fee_stats', (_req, res) => {
     const view = ingestion.view();
-    res.json(feeStats(view.recentTransactions(), view.latest.sequence));
+    const ledgers = view.ledgers({ order: 'desc', limit: FEE_STATS_LEDGERS });
+    res.json(feeStats(view.recentTransactions(), ledgers));
   });
 
   router.get('/ledgers', (req, res) => {

@@ -7,7 +7,7 @@ import { transactionResource } from './horizon-resources';
 import type { LedgerClock } from './ledger-clock';
 import type { ResultCodes, StoredTransaction } from './ledger-history';
 import type { LedgerReadView } from './ledger-read-view';
-import { sendProblem, transactionFailed } from './problems';
+import { sendProblem, timeout, transactionFailed } from './problems';
 import { resultCodes, type TransactionResultModel } from './result-xdr';
 import type { Submission, SubmissionResult } from './sandbox-ledger';
 import { resultXdr } from './transaction-record';
@@ -50,10 +50,16 @@ export async function submitWithoutFaults(
 
 /**
  * Success: Horizon's transaction resource. Failure (rejected, or in the ledger with tx_failed): 400
- * problem. A resubmission is answered from Horizon's history when it has ingested the transaction;
- * before that it goes to core, which refuses it because its sequence number is used.
+ * problem. Dropped by core without being applied: Horizon's 504, since Horizon only ever learns that
+ * the transaction did not show up in time. A resubmission is answered from Horizon's history when it
+ * has ingested the transaction; before that it goes to core, which refuses it because its sequence
+ * number is used.
  */
 function sendSubmissionResult(res: Response, base: string, result: SubmissionResult, view: LedgerReadView): void {
+  if (result.status === 'dropped') {
+    sendProblem(res, timeout());
+    return;
+  }
   if (result.status === 'rejected') {
     sendProblem(
       res,

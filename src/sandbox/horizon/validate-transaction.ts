@@ -6,16 +6,31 @@ import { OP_SUCCESS, checkOperation, operationThreshold } from './operations';
 import type { InnerResult, OperationOutcome } from './result-xdr';
 import type { SignatureChecker } from './signature-checker';
 
+/** Where validation reads accounts: the committed state, or a tentative view of it while a ledger is planned. */
+export interface AccountLookup {
+  get(id: string): Readonly<AccountEntry> | undefined;
+}
+
 export interface ValidationContext {
-  accounts: ReadonlyMap<string, AccountEntry>;
+  accounts: AccountLookup;
   /** The ledger being closed: its sequence and close time are what preconditions compare against. */
   ledgerSequence: number;
   closeTime: number;
+  /** The header's base fee, the minimum bid per operation; a surge price changes what is charged, not this. */
+  baseFee: bigint;
 }
 
-/** The fee stellar-core charges a classic transaction at base fee: one base fee per operation. */
-export function feeToCharge(operationCount: number): bigint {
-  return BASE_FEE * BigInt(operationCount);
+/**
+ * The fee stellar-core reports in the result of a transaction it refuses: the base fee per operation
+ * (at least one), whatever was bid.
+ */
+export function feeToCharge(operationCount: number, baseFee = BASE_FEE): bigint {
+  return baseFee * BigInt(Math.max(1, operationCount));
+}
+
+/** Core's minimum-fee check: a bid below the base fee per operation is never taken. */
+export function bidsTooLittle(tx: Transaction, baseFee: bigint): boolean {
+  return BigInt(tx.fee) < baseFee * BigInt(tx.operations.length);
 }
 
 /**
@@ -30,12 +45,13 @@ export function validateTransaction(
   chargesFee: boolean,
 ): InnerResult | undefined {
   const operationCount = tx.operations.length;
-  const reject = (code: InnerResult['code']): InnerResult => ({ code, feeCharged: feeToCharge(operationCount) });
+  const rejectedFee = feeToCharge(operationCount, context.baseFee);
+  const reject = (code: InnerResult['code']): InnerResult => ({ code, feeCharged: rejectedFee });
 
   if (operationCount === 0) return reject('tx_missing_operation');
   const timing = checkPreconditionWindow(tx, context);
   if (timing) return reject(timing);
-  if (chargesFee && BigInt(tx.fee) < feeToCharge(operationCount)) return reject('tx_insufficient_fee');
+  if (chargesFee && bidsTooLittle(tx, context.baseFee)) return reject('tx_insufficient_fee');
 
   const source = context.accounts.get(baseAccountId(tx.source));
   if (!source) return reject('tx_no_source_account');
@@ -58,7 +74,7 @@ export function validateTransaction(
     return { kind: op.type, code: signed ? checked : 'op_bad_auth' };
   });
   if (operations.some((op) => op.code !== OP_SUCCESS)) {
-    return { code: 'tx_failed', feeCharged: feeToCharge(operationCount), operations };
+    return { code: 'tx_failed', feeCharged: rejectedFee, operations };
   }
   if (!checker.allUsed()) return reject('tx_bad_auth_extra');
   return undefined;
