@@ -185,7 +185,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       settleBaseDelayMs: timing.settleBaseDelayMs,
       recheckMs: timing.recheckMs,
     },
-    fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: 2000, bumpAfterLedgers: timing.bumpAfterLedgers },
+    fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: timing.feeStatsCacheMs, bumpAfterLedgers: timing.bumpAfterLedgers },
     onResult: (code) => {
       metrics.countLedgerResult(code);
       trackReady();

@@ -84,7 +84,14 @@ const accountSchema = z.looseObject({
 const stroops = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
 const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number(), fee_charged: stroops.default(0n) });
 // The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
-const transactionSchema = z.looseObject({ hash: z.string(), ledger_attr: z.number(), successful: z.boolean(), fee_charged: stroops.default(0n) });
+const transactionSchema = z.looseObject({
+  hash: z.string(),
+  ledger_attr: z.number(),
+  successful: z.boolean(),
+  fee_charged: stroops.default(0n),
+  // Looked up by its inner hash, a fee bump is named by that hash; its own is here.
+  fee_bump_transaction: z.looseObject({ hash: z.string() }).optional(),
+});
 const distributionSchema = z.record(z.string(), stroops);
 const feeStatsSchema = z.looseObject({
   last_ledger: z.coerce.number().int(),
@@ -227,7 +234,7 @@ export class StellarClient {
     try {
       const raw = await this.server.transactions().transaction(hash).call();
       const parsed = transactionSchema.parse(raw);
-      return { hash: parsed.hash, successful: parsed.successful, ledger: parsed.ledger_attr, feeCharged: parsed.fee_charged };
+      return { hash: parsed.fee_bump_transaction?.hash ?? parsed.hash, successful: parsed.successful, ledger: parsed.ledger_attr, feeCharged: parsed.fee_charged };
     } catch (err) {
       if (httpStatusOf(err) === 404) return undefined;
       throw unavailable(err);

@@ -57,6 +57,7 @@ const envSchema = z.object({
   LEDGER_FEE_PERCENTILE: z.enum(['10', '20', '30', '40', '50', '60', '70', '80', '90', '95', '99'], 'must be one of Horizon\'s fee_stats percentiles: 10, 20, ... 90, 95, 99').default('90'),
   MAX_FEE_STROOPS: z.coerce.number().int().min(100, 'must be at least the base fee, 100').max(100_000_000).default(10_000),
   LEDGER_BUMP_AFTER_LEDGERS: z.coerce.number().int().min(1).max(1000).default(3),
+  LEDGER_FEE_STATS_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   LEDGER_SANDBOX_MAX_OPS: z.coerce.number().int().min(0).max(100_000).default(1000),
   MIN_SIGNUPS_LEFT: z.coerce.number().int().min(0).default(100),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
@@ -143,6 +144,8 @@ export interface Config {
     feePercentile: number;
     maxFeeStroops: bigint;
     bumpAfterLedgers: number;
+    /** How long one /fee_stats reading sets the bids. */
+    feeStatsCacheMs: number;
     /** The embedded sandbox's per-ledger operation limit (surge pricing beyond it); 0 = none. */
     sandboxMaxOperationsPerLedger: number;
     /** /readyz warns and a metric alerts below this many signups left in the distribution account's XLM. */
@@ -216,6 +219,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       feePercentile: Number(env.LEDGER_FEE_PERCENTILE),
       maxFeeStroops: BigInt(env.MAX_FEE_STROOPS),
       bumpAfterLedgers: env.LEDGER_BUMP_AFTER_LEDGERS,
+      feeStatsCacheMs: env.LEDGER_FEE_STATS_CACHE_MS,
       sandboxMaxOperationsPerLedger: env.LEDGER_SANDBOX_MAX_OPS,
       minSignupsLeft: env.MIN_SIGNUPS_LEFT,
     },

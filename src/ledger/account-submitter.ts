@@ -1,11 +1,12 @@
 import { Account, Keypair, StrKey, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
+import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import type { EntryKind } from '../db/schema';
 import type { Logger } from '../logger';
 import type { EnvelopeSender } from './envelope-sender';
-import type { FeeBumper } from './fee-bumper';
+import { bidPerOperation, type FeeBumper } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
 
 /** One journal entry's operations, to be carried by the next envelope of this account. */
@@ -70,6 +71,8 @@ interface Lane {
   keypair: Keypair;
   account: Account | undefined;
   busy: boolean;
+  /** The last envelope built on this lane: a rebuild at the same sequence number must differ from it. */
+  lastBuilt?: { sequence: bigint; maxTime: number };
 }
 
 /**
@@ -176,11 +179,14 @@ export class AccountSubmitter {
     const { journal, sender } = this.options;
     let pending = initial;
     let lastError: Error = new LedgerUnavailableError();
+    // Raised when a full queue refuses a bid (tx_insufficient_fee): recent charges lag behind a surge.
+    let bidFloor: bigint | undefined;
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
       if (round > 0) await backoff(round);
       let tx: FeeBumpTransaction;
+      let bidLedger: number | undefined;
       try {
-        tx = await this.build(lane, pending);
+        ({ envelope: tx, bidLedger } = await this.build(lane, pending, bidFloor));
       } catch (err) {
         lastError = err instanceof Error ? err : new Error(String(err));
         lane.account = undefined;
@@ -190,17 +196,25 @@ export class AccountSubmitter {
       const inner = tx.innerTransaction;
       const hash = inner.hash().toString('hex');
       const facts = { hash, source: lane.keypair.publicKey(), sequence: BigInt(inner.sequence), maxTime: BigInt(inner.timeBounds?.maxTime ?? 0) };
-      const attached = await journal.attach(
-        {
-          ...facts,
-          sourceAccount: facts.source,
-          envelopeXdr: tx.toEnvelope().toXDR('base64'),
-          outerHash: tx.hash().toString('hex'),
-          bidStroops: BigInt(tx.fee),
-        },
-        pending.map((q) => q.job.entryId),
-        this.options.leaseMs,
-      );
+      const stored = {
+        ...facts,
+        sourceAccount: facts.source,
+        envelopeXdr: tx.toEnvelope().toXDR('base64'),
+        outerHash: tx.hash().toString('hex'),
+        bidStroops: BigInt(tx.fee),
+        bidLedger,
+      };
+      let attached: Awaited<ReturnType<JournalRepository['attach']>>;
+      try {
+        attached = await journal.attach(stored, pending.map((q) => q.job.entryId), this.options.leaseMs);
+      } catch (err) {
+        // The journal already holds this very inner transaction (built elsewhere with the same
+        // sequence number, operations and maxTime): nothing was stored; build a new one.
+        if (!isUniqueViolation(err)) throw err;
+        lane.account = undefined;
+        lastError = new LedgerUnavailableError('an identical envelope is already in the journal');
+        continue;
+      }
       if ('lost' in attached) {
         // Another process put these entries in an envelope of its own: it answers for them.
         lane.account = undefined;
@@ -223,6 +237,7 @@ export class AccountSubmitter {
             return;
           }
           if (outcome.error.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
+          if (outcome.error.transactionCode === 'tx_insufficient_fee') bidFloor = bidPerOperation(tx) * 2n;
           lastError = outcome.error;
           pending = survivors;
           continue;
@@ -275,8 +290,22 @@ export class AccountSubmitter {
     return { survivors: pending.filter((q) => !finals.has(q)), recorded };
   }
 
+  /**
+   * The new envelope's maxTime. A refused envelope's operations are rebuilt at the same sequence
+   * number, and its inner transaction bids 0 whatever the fee bump bids: built within the same
+   * second it would be the very same transaction, with the same hash, which the journal already
+   * holds as failed. A later maxTime makes it a new one.
+   */
+  private maxTimeFor(lane: Lane): number {
+    const sequence = BigInt(lane.account!.sequenceNumber()) + 1n;
+    let maxTime = Math.floor(Date.now() / 1000) + this.options.txTimeoutSeconds;
+    if (lane.lastBuilt?.sequence === sequence && maxTime <= lane.lastBuilt.maxTime) maxTime = lane.lastBuilt.maxTime + 1;
+    lane.lastBuilt = { sequence, maxTime };
+    return maxTime;
+  }
+
   /** The signed inner transaction of the lane's next sequence number, wrapped in the service's fee bump. */
-  private async build(lane: Lane, pending: QueuedJob[]): Promise<FeeBumpTransaction> {
+  private async build(lane: Lane, pending: QueuedJob[], bidFloor: bigint | undefined): Promise<{ envelope: FeeBumpTransaction; bidLedger: number | undefined }> {
     const laneKey = lane.keypair.publicKey();
     if (!lane.account) {
       const loaded = await this.options.client.loadAccount(laneKey);
@@ -286,7 +315,7 @@ export class AccountSubmitter {
     const builder = new TransactionBuilder(lane.account, {
       fee: INNER_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
-    }).setTimeout(this.options.txTimeoutSeconds);
+    }).setTimebounds(0, this.maxTimeFor(lane));
     // With a channel as the transaction's source, operations without their own source act for the source account.
     const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
     // The source account signs only when one of its operations is in the transaction: Stellar
@@ -305,7 +334,7 @@ export class AccountSubmitter {
     if (sourceActs) signers.set(this.publicKey, this.options.source);
     for (const q of pending) for (const s of q.job.signers ?? []) signers.set(s.publicKey(), s);
     tx.sign(...signers.values());
-    return this.options.bumper.wrap(tx);
+    return this.options.bumper.wrap(tx, bidFloor);
   }
 }
 

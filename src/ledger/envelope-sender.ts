@@ -119,6 +119,7 @@ export class EnvelopeSender {
       envelopeXdr: raised.toEnvelope().toXDR('base64'),
       outerHash: raised.hash().toString('hex'),
       bidStroops: BigInt(raised.fee),
+      bidLedger: latestLedger,
     });
     if (!stored) return tx;
     this.options.onBump?.();

@@ -24,16 +24,19 @@ export class FeeBumper {
     return this.feeSource.publicKey();
   }
 
-  /** A new envelope: the inner transaction at today's bid. */
-  async wrap(inner: Transaction): Promise<FeeBumpTransaction> {
-    return this.build(inner, await this.policy.bid());
+  /**
+   * A new envelope: the inner transaction at today's bid (at least `floor` per operation), with
+   * the ledger Horizon had closed when the bid was made: bumps count the ledgers it waits from it.
+   */
+  async wrap(inner: Transaction, floor?: bigint): Promise<{ envelope: FeeBumpTransaction; bidLedger: number | undefined }> {
+    const bid = await this.policy.bid(floor);
+    return { envelope: this.build(inner, bid.perOperation), bidLedger: bid.ledger };
   }
 
   /** The same inner transaction at a higher bid; undefined when the bid is already at the cap. */
   async raise(current: Transaction | FeeBumpTransaction): Promise<FeeBumpTransaction | undefined> {
-    const inner = innerOf(current);
     const next = await this.policy.raise(bidPerOperation(current));
-    return next === undefined ? undefined : this.build(inner, next);
+    return next === undefined ? undefined : this.build(innerOf(current), next.perOperation);
   }
 
   private build(inner: Transaction, perOperation: bigint): FeeBumpTransaction {

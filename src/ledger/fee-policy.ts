@@ -12,6 +12,12 @@ export interface FeePolicyOptions {
   cacheMs: number;
 }
 
+/** A bid per operation, and the latest ledger Horizon had closed when it was made (undefined if unknown). */
+export interface Bid {
+  perOperation: bigint;
+  ledger: number | undefined;
+}
+
 /**
  * What the service bids per operation. Stellar charges the lowest fee that got a transaction
  * into the ledger (the base fee when the ledger is not full), never more than the bid, so the bid
@@ -19,46 +25,53 @@ export interface FeePolicyOptions {
  * base fee, at most MAX_FEE_STROOPS. An envelope that still waits is bumped (raise), never rebuilt.
  */
 export class FeePolicy {
-  private cached: { at: number; bid: bigint } | undefined;
+  private cached: { at: number; bid: bigint; ledger: number } | undefined;
 
   constructor(
     private readonly client: StellarClient,
     private readonly options: FeePolicyOptions,
   ) {}
 
-  /** The per-operation bid for a new envelope. */
-  async bid(): Promise<bigint> {
-    return this.capped(await this.networkBid());
+  /**
+   * The bid for a new envelope; `floor` when that is higher (a queue that refused a lower bid as
+   * tx_insufficient_fee: the network's recent charges lag behind the queue it has now).
+   */
+  async bid(floor = BASE_FEE_STROOPS): Promise<Bid> {
+    const network = await this.networkBid();
+    return { perOperation: this.capped(max(network.bid, floor)), ledger: network.ledger };
   }
 
   /**
-   * The next per-operation bid for an envelope still waiting after `previous`: at least double
-   * (one more step of a surge), at least what the network charges now; undefined at the cap.
+   * The next bid for an envelope still waiting after bidding `previous`: at least double (one more
+   * step of a surge), at least what the network charges now; undefined at the cap.
    */
-  async raise(previous: bigint): Promise<bigint | undefined> {
+  async raise(previous: bigint): Promise<Bid | undefined> {
     if (previous >= this.options.maxFeeStroops) return undefined;
     const network = await this.networkBid();
-    return this.capped(network > previous * 2n ? network : previous * 2n);
+    return { perOperation: this.capped(max(network.bid, previous * 2n)), ledger: network.ledger };
   }
 
   private capped(bid: bigint): bigint {
-    const floor = bid < BASE_FEE_STROOPS ? BASE_FEE_STROOPS : bid;
+    const floor = max(bid, BASE_FEE_STROOPS);
     return floor > this.options.maxFeeStroops ? this.options.maxFeeStroops : floor;
   }
 
   /** The chosen percentile of fees charged lately; the last reading (or the base fee) when Horizon cannot say. */
-  private async networkBid(): Promise<bigint> {
+  private async networkBid(): Promise<{ bid: bigint; ledger: number | undefined }> {
     const now = Date.now();
-    if (this.cached && now - this.cached.at < this.options.cacheMs) return this.cached.bid;
+    if (this.cached && now - this.cached.at < this.options.cacheMs) return this.cached;
     try {
       const stats = await this.client.feeStats();
       const charged = stats.feeCharged[`p${this.options.percentile}`] ?? stats.lastLedgerBaseFee;
-      const bid = charged > stats.lastLedgerBaseFee ? charged : stats.lastLedgerBaseFee;
-      this.cached = { at: now, bid };
-      return bid;
+      this.cached = { at: now, bid: max(charged, stats.lastLedgerBaseFee), ledger: stats.lastLedger };
+      return this.cached;
     } catch {
       // The submission that needs this bid will meet the same Horizon and report it; a bid is not worth failing for.
-      return this.cached?.bid ?? BASE_FEE_STROOPS;
+      return { bid: this.cached?.bid ?? BASE_FEE_STROOPS, ledger: undefined };
     }
   }
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
 }

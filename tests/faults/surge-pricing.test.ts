@@ -30,19 +30,20 @@ afterAll(async () => {
   await ledger.stop();
   await provider.stop();
 });
-beforeEach(async () => {
-  app = await startTestApp({
-    ...ledger.env,
-    ...provider.env,
-    LEDGER_CHANNELS: '2',
-    LEDGER_BUMP_AFTER_LEDGERS: '2',
-    LEDGER_SETTLE_BASE_MS: '100',
-    LEDGER_RECHECK_MS: '300',
-    RECONCILE_INTERVAL_MS: '300',
-    MAX_FEE_STROOPS: '100000',
-  });
-});
+const SERVICE_ENV = {
+  LEDGER_CHANNELS: '2',
+  LEDGER_BUMP_AFTER_LEDGERS: '2',
+  LEDGER_SETTLE_BASE_MS: '100',
+  LEDGER_RECHECK_MS: '300',
+  RECONCILE_INTERVAL_MS: '300',
+  MAX_FEE_STROOPS: '100000',
+};
+
+let load: { stop(): Promise<number> } | undefined;
 afterEach(async () => {
+  // a failed test must not leave the competing load hammering a stopped sandbox
+  await load?.stop();
+  load = undefined;
   await app.close();
 });
 
@@ -51,6 +52,7 @@ afterEach(async () => {
  * COMPETING_BID per operation, enough to fill every ledger, until stopped.
  */
 async function competingLoad(accounts: number): Promise<{ stop(): Promise<number> }> {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
   const keys = Array.from({ length: accounts }, () => Keypair.random());
   await Promise.all(keys.map((k) => fetch(`${ledger.url}/friendbot?addr=${k.publicKey()}`)));
   let running = true;
@@ -68,8 +70,9 @@ async function competingLoad(accounts: number): Promise<{ stop(): Promise<number
         await horizon.submitTransaction(tx);
         included++;
       } catch {
-        // dropped after waiting (504): its sequence number may be unused; start again from the ledger's
-        account = new Account(key.publicKey(), (await horizon.loadAccount(key.publicKey())).sequence);
+        // dropped after waiting (504), or refused by a full queue: start again from the ledger's sequence
+        await pause();
+        account = await horizon.loadAccount(key.publicKey()).then((a) => new Account(key.publicKey(), a.sequence), () => account);
       }
     }
   });
@@ -85,7 +88,7 @@ async function competingLoad(accounts: number): Promise<{ stop(): Promise<number
 }
 
 async function feeStats() {
-  return (await (await fetch(`${ledger.url}/fee_stats`)).json()) as { last_ledger_base_fee: string; ledger_capacity_usage: string };
+  return (await (await fetch(`${ledger.url}/fee_stats`)).json()) as { fee_charged: { p50: string }; ledger_capacity_usage: string };
 }
 
 /** A transfer retried with its key until it is final, as a phone would. */
@@ -97,48 +100,88 @@ async function transferUntilFinal(from: CreatedUser, to: string, amount: number,
   }
 }
 
+/** Every balance and record as exactly-once says, and the audit clean. */
+async function expectExactlyOnce(balances: [CreatedUser, string][]): Promise<void> {
+  for (const [user, balance] of balances) expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe(balance);
+  const audit = await app.container.audit();
+  expect(audit.discrepancies).toEqual([]);
+}
+
 describe('surge pricing', () => {
-  it('transfers and payments still land, fee-bumped, each exactly once', async () => {
+  it('envelopes left waiting by a surge are fee-bumped around the same inner transaction, and land once', async () => {
+    // The surge starts after the service last read /fee_stats (a reading kept for 10 minutes
+    // here): its envelopes bid 100 stroops against a network clearing at 1,000, wait, and must be
+    // bumped until they get in.
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV, LEDGER_FEE_STATS_CACHE_MS: '600000' });
     await supplyTokens(app);
     const alice = await fundedUser(app, 100);
     const bob = await createUser(app);
     const buyers = await Promise.all([createUser(app), createUser(app)]);
     const intents = await Promise.all(buyers.map((b) => paidIntent(app, b, 30)));
 
-    const load = await competingLoad(8);
-    // The network is surging: every ledger full, charged the competing bid.
+    // 8 accounts x 2 operations at 1,000 stroops: more than a 12-operation ledger holds.
+    load = await competingLoad(8);
     await eventually(async () => {
       const stats = await feeStats();
-      return stats.last_ledger_base_fee === String(COMPETING_BID) && stats.ledger_capacity_usage === '1.00' ? true : undefined;
-    }, 'a full ledger charging the competing bid');
+      return stats.fee_charged.p50 === String(COMPETING_BID) && stats.ledger_capacity_usage === '1.00' ? true : undefined;
+    }, 'full ledgers charging the competing bid', 30_000);
 
     const transfers = ['surge-1', 'surge-2', 'surge-3'].map((key, i) => transferUntilFinal(alice, bob.ledgerPublicKey, 10 + i, key));
-    const verifies = intents.map((intent, i) =>
-      app.http.post('/api/payments/verify-payment').set(bearer(buyers[i]!.token)).send({ reference: intent.reference }),
-    );
+    const verifies = intents.map((intent, i) => app.http.post('/api/payments/verify-payment').set(bearer(buyers[i]!.token)).send({ reference: intent.reference }));
     const [statuses] = await Promise.all([Promise.all(transfers), Promise.all(verifies)]);
     expect(statuses).toEqual([200, 200, 200]);
     for (const intent of intents) await paymentBecomes(app, intent.reference, 'minted', 60_000);
-    const included = await load.stop();
-    expect(included).toBeGreaterThan(LEDGER_OPS);
+    await load.stop();
+    load = undefined;
 
-    // Bumped: waiting envelopes got a higher bid, the inner transaction unchanged.
+    // Bumped: the journal kept each envelope's inner hash, and the fee bump that applied bid over the surge.
     const envelopes = await app.container.journal.repository.allEnvelopes();
     const bumped = envelopes.filter((e) => e.bumps > 0);
-    expect(bumped.length).toBeGreaterThan(0);
+    expect(bumped.length).toBeGreaterThanOrEqual(2); // the transfers' and the mints' envelopes
     for (const envelope of bumped) {
       expect(envelope.status).toBe('confirmed');
       const record = await horizon.transactions().transaction(envelope.hash).call();
       expect(record.inner_transaction?.hash).toBe(envelope.hash);
-      expect(BigInt(record.fee_charged)).toBeGreaterThanOrEqual(BigInt(COMPETING_BID));
+      expect(record.fee_bump_transaction?.hash).toBe(envelope.outerHash);
+      const operations = BigInt(record.operation_count) + 1n;
+      expect(BigInt(record.max_fee) / operations).toBeGreaterThan(BigInt(COMPETING_BID));
+      expect(BigInt(record.fee_charged)).toBe(BigInt(COMPETING_BID) * operations);
     }
     expect((await app.http.get('/metrics')).text).toMatch(/^ledger_fee_bumps_total [1-9]\d*$/m);
 
     // Exactly once: 10 + 11 + 12 moved, each payment minted once.
-    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('67.0000000');
-    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('33.0000000');
-    for (const buyer of buyers) expect(await ledgerBalance(ledger.url, buyer.ledgerPublicKey)).toBe('30.0000000');
-    const audit = await app.container.audit();
-    expect(audit.discrepancies).toEqual([]);
+    await expectExactlyOnce([
+      [alice, '67.0000000'],
+      [bob, '33.0000000'],
+      [buyers[0]!, '30.0000000'],
+      [buyers[1]!, '30.0000000'],
+    ]);
+  });
+
+  it('a bid refused at once by a full queue (tx_insufficient_fee) is made again higher, and lands once', async () => {
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV });
+    const alice = await fundedUser(app, 100);
+    const bob = await createUser(app);
+    // 30 accounts x 2 operations at 1,000: more than the queue holds (4 ledgers x 12 operations),
+    // so a bid that does not beat 1,000 is refused on arrival.
+    load = await competingLoad(30);
+    await eventually(async () => ((await feeStats()).fee_charged.p50 === String(COMPETING_BID) ? true : undefined), 'a full network', 30_000);
+
+    expect(await transferUntilFinal(alice, bob.ledgerPublicKey, 25, 'full-queue')).toBe(200);
+    await load.stop();
+    load = undefined;
+
+    const envelopes = await app.container.journal.repository.allEnvelopes();
+    const transfer = envelopes.filter((e) => e.sourceAccount === alice.ledgerPublicKey);
+    const refused = transfer.filter((e) => e.status === 'failed');
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const envelope of refused) expect(envelope.failure).toMatch(/tx_insufficient_fee/);
+    const landed = transfer.filter((e) => e.status === 'confirmed');
+    expect(landed).toHaveLength(1);
+    expect(landed[0]!.bidStroops! / 2n).toBeGreaterThan(BigInt(COMPETING_BID)); // a payment and its fee bump: 2 operations
+    await expectExactlyOnce([
+      [alice, '75.0000000'],
+      [bob, '25.0000000'],
+    ]);
   });
 });

@@ -16,6 +16,8 @@ export interface NewEnvelope {
   /** The fee bump's own hash and whole fee bid (the envelope is a fee bump around `hash`). */
   outerHash: string;
   bidStroops: bigint;
+  /** The ledger Horizon had closed when the bid was made (bumps count from it); undefined if unknown. */
+  bidLedger: number | undefined;
 }
 /** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
 export interface EntryVerdict {
@@ -208,8 +210,9 @@ export class JournalRepository {
 
   /** Lets workers look at an open envelope again after `delayMs` (ends the caller's lease). */
   /**
-   * Notes that the envelope was seen still waiting with Horizon at `ledger`; the first such ledger
-   * of its current bid is kept. Returns how many ledgers the current bid has waited (0 the first time).
+   * Notes that the envelope was seen still waiting with Horizon at `ledger`. Returns how many
+   * ledgers its current bid has waited: since the ledger the bid was made at, or (an envelope
+   * stored without one) since the first time it was seen waiting.
    */
   async noteWaiting(envelopeId: string, ledger: number): Promise<number> {
     const [row] = await this.db
@@ -225,10 +228,10 @@ export class JournalRepository {
    * transaction (same hash, same sequence number: at most one of them can ever apply). Only while
    * it is open. Returns false when it was settled meanwhile.
    */
-  async rebid(envelopeId: string, bump: { envelopeXdr: string; outerHash: string; bidStroops: bigint }): Promise<boolean> {
+  async rebid(envelopeId: string, bump: { envelopeXdr: string; outerHash: string; bidStroops: bigint; bidLedger: number }): Promise<boolean> {
     const rows = await this.db
       .update(ledgerEnvelopes)
-      .set({ ...bump, bidLedger: null, bumps: sql`${ledgerEnvelopes.bumps} + 1`, updatedAt: new Date() })
+      .set({ ...bump, bumps: sql`${ledgerEnvelopes.bumps} + 1`, updatedAt: new Date() })
       .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
       .returning({ id: ledgerEnvelopes.id });
     return rows.length > 0;
