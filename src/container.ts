@@ -200,7 +200,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     tokenLedger,
     walletRepo,
     wallets,
-    { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000, retryIntervalMs: 15_000 },
+    { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000 },
     logger,
   );
   const rateLimitRepo = new RateLimitRepository(db);
@@ -338,7 +338,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
         .ready()
         .then((ready) => (readyLedger = ready))
         .catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'ledger not ready yet'));
-      activation.start();
+      // pending wallets without a live activation get a new one every 15 s
+      activation.start(15_000);
       // Idempotency keys live 24 hours: expired ones are dropped hourly, not only when reused.
       // Rate limit counters of windows a day past go too.
       purgeTimer = setInterval(() => {

@@ -1,7 +1,8 @@
 import http from 'node:http';
-import type { Config } from '../config/env';
+import { ConfigError, loadConfig, type Config } from '../config/env';
 import { buildContainer, type Container } from '../container';
-import type { Logger } from '../logger';
+import { createLogger, type Logger } from '../logger';
+import { errorReason } from '../errors/loggable-error';
 
 const LEDGER_WAIT_MS = 60_000;
 
@@ -52,4 +53,26 @@ export async function waitForLedger(ready: () => Promise<unknown>): Promise<void
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   }
+}
+
+/**
+ * Runs an operator command on the service's container: configuration from the environment, logs
+ * at warn, the container closed afterwards, a configuration error printed as it is and any other
+ * failure as `<name> failed: <reason>` with exit code 1. `body` sets process.exitCode itself.
+ */
+export function runCommand(name: string, body: (container: Container, config: Config) => Promise<void>): void {
+  const run = async () => {
+    const config = loadConfig();
+    const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
+    const { container, close } = await openCliContainer(config, logger);
+    try {
+      await body(container, config);
+    } finally {
+      await close();
+    }
+  };
+  run().catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : `${name} failed: ${errorReason(err)}`);
+    process.exit(1);
+  });
 }

@@ -1,31 +1,16 @@
-import { ConfigError, loadConfig } from '../config/env';
-import { createLogger } from '../logger';
-import { openCliContainer, waitForLedger } from './cli-container';
-import { errorReason } from '../errors/loggable-error';
+import { runCommand, waitForLedger } from './cli-container';
 
 /**
  * `npm run ledger:audit`: compares the database with the ledger (see auditLedger) and prints each
  * discrepancy. Exit code 0 when they agree, 2 when there is any discrepancy. Read-only: run it
  * while the service is stopped or quiet, or expect in-flight writes to show as unsettled.
  */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const { container, close } = await openCliContainer(config, logger);
-  try {
-    await waitForLedger(() => container.journal.ready());
-    const report = await container.audit();
-    const c = report.checked;
-    console.log(`checked ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments`);
-    for (const line of report.discrepancies) console.log(`DISCREPANCY ${line}`);
-    console.log(report.discrepancies.length === 0 ? 'the database and the ledger agree' : `${report.discrepancies.length} discrepancies`);
-    if (report.discrepancies.length > 0) process.exitCode = 2;
-  } finally {
-    await close();
-  }
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `ledger:audit failed: ${errorReason(err)}`);
-  process.exit(1);
+runCommand('ledger:audit', async (container) => {
+  await waitForLedger(() => container.journal.ready());
+  const report = await container.audit();
+  const c = report.checked;
+  console.log(`checked ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments`);
+  for (const line of report.discrepancies) console.log(`DISCREPANCY ${line}`);
+  console.log(report.discrepancies.length === 0 ? 'the database and the ledger agree' : `${report.discrepancies.length} discrepancies`);
+  if (report.discrepancies.length > 0) process.exitCode = 2;
 });

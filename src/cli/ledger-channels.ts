@@ -1,7 +1,4 @@
-import { ConfigError, loadConfig } from '../config/env';
-import { createLogger } from '../logger';
-import { openCliContainer, waitForLedger } from './cli-container';
-import { errorReason } from '../errors/loggable-error';
+import { runCommand, waitForLedger } from './cli-container';
 
 /**
  * `npm run ledger:channels`: makes the distribution account's channel accounts match
@@ -10,23 +7,11 @@ import { errorReason } from '../errors/loggable-error';
  * To remove channels, lower LEDGER_CHANNELS for every running process first, then run this.
  * Exit code 0 when the ledger matches, 3 when a channel still had an open envelope (run again later).
  */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const { container, close } = await openCliContainer(config, logger);
-  try {
-    await waitForLedger(() => container.journal.ready());
-    const { removed, busy } = await container.journal.removeChannelsBeyond(config.ledger.channelCount);
-    console.log(`${config.ledger.channelCount} channel accounts in use`);
-    for (const key of removed) console.log(`removed ${key} (merged into the distribution account)`);
-    for (const key of busy) console.log(`still in use, not removed yet: ${key}`);
-    if (busy.length > 0) process.exitCode = 3;
-  } finally {
-    await close();
-  }
-}
-
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `ledger:channels failed: ${errorReason(err)}`);
-  process.exit(1);
+runCommand('ledger:channels', async (container, config) => {
+  await waitForLedger(() => container.journal.ready());
+  const { removed, busy } = await container.journal.removeChannelsBeyond(config.ledger.channelCount);
+  console.log(`${config.ledger.channelCount} channel accounts in use`);
+  for (const key of removed) console.log(`removed ${key} (merged into the distribution account)`);
+  for (const key of busy) console.log(`still in use, not removed yet: ${key}`);
+  if (busy.length > 0) process.exitCode = 3;
 });

@@ -1,8 +1,5 @@
-import { ConfigError, loadConfig } from '../config/env';
-import { openCliContainer, waitForLedger } from './cli-container';
+import { runCommand, waitForLedger } from './cli-container';
 import { countPaymentsByStatus, PAYMENT_STATUSES, type PaymentStatus } from '../metrics/payment-counts';
-import { createLogger } from '../logger';
-import { errorReason } from '../errors/loggable-error';
 
 /**
  * `npm run payments:reconcile`: the journal's reconciler, the same one the server runs at start and
@@ -15,37 +12,25 @@ import { errorReason } from '../errors/loggable-error';
  * server first: the sandboxes are served on PORT by this process, as by the server. The embedded
  * database is shared: the command connects to the server the service runs, or starts it.
  */
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const { container, close } = await openCliContainer(config, logger);
-  try {
-    const before = await countPaymentsByStatus(container.database.db);
-    console.log(`before: ${describe(before)}`);
+runCommand('payments:reconcile', async (container) => {
+  const before = await countPaymentsByStatus(container.database.db);
+  console.log(`before: ${describe(before)}`);
 
-    await waitForLedger(() => container.journal.ready());
-    await container.reconciler.drain();
+  await waitForLedger(() => container.journal.ready());
+  await container.reconciler.drain();
 
-    const after = await countPaymentsByStatus(container.database.db);
-    console.log(`after:  ${describe(after)}`);
-    const minted = after.minted - before.minted;
-    console.log(
-      `minted ${minted} payment(s); ${after.verified} paid payment(s) still unfinished` +
-        (after.verified > 0
-          ? ' (mints still leased to a running process, LEDGER_LEASE_MS, are left to it; a ledger still down leaves the rest: run again)'
-          : ''),
-    );
-    if (after.verified > 0) process.exitCode = 3;
-  } finally {
-    await close();
-  }
-}
+  const after = await countPaymentsByStatus(container.database.db);
+  console.log(`after:  ${describe(after)}`);
+  const minted = after.minted - before.minted;
+  console.log(
+    `minted ${minted} payment(s); ${after.verified} paid payment(s) still unfinished` +
+      (after.verified > 0
+        ? ' (mints still leased to a running process, LEDGER_LEASE_MS, are left to it; a ledger still down leaves the rest: run again)'
+        : ''),
+  );
+  if (after.verified > 0) process.exitCode = 3;
+});
 
 function describe(counts: Record<PaymentStatus, number>): string {
   return PAYMENT_STATUSES.map((s) => `${s}=${counts[s]}`).join(' ') + ` (unfinished: verified=${counts.verified})`;
 }
-
-main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `payments:reconcile failed: ${errorReason(err)}`);
-  process.exit(1);
-});

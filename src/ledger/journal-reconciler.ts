@@ -1,6 +1,6 @@
 import type { EnvelopeRow, EntryRow } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
-import { PeriodicTask } from '../workers/periodic-task';
+import { BackgroundWorker } from '../workers/background-worker';
 import { factsOf } from './envelope-fate';
 import type { LedgerJournal } from './ledger-journal';
 import { errorReason } from '../errors/loggable-error';
@@ -23,28 +23,17 @@ export interface ReconcilerOptions {
  * - An entry waiting for an envelope (its previous one failed, or its process died before signing
  *   one): a new envelope is built for it.
  */
-export class JournalReconciler {
-  private readonly task: PeriodicTask;
-
+export class JournalReconciler extends BackgroundWorker {
   constructor(
     private readonly journal: LedgerJournal,
     private readonly options: ReconcilerOptions,
     private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask(() => this.reconcile(), logger, 'reconciliation deferred');
+    super(logger, { failureMessage: 'reconciliation deferred' });
   }
 
-  start(intervalMs: number): void {
-    this.task.start(intervalMs);
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
-  }
-
-  /** One pass; concurrent calls share it. */
-  run(): Promise<void> {
-    return this.task.run();
+  protected pass(): Promise<boolean> {
+    return this.reconcile();
   }
 
   /** Passes until nothing is due (for tests and the CLI). */

@@ -4,6 +4,7 @@ import type { PasswordResetRepository } from '../db/repositories/password-reset.
 import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 import type { TokenService } from '../security/tokens';
+import { BackgroundWorker } from '../workers/background-worker';
 import { resetPasswordEmail } from '../views/reset-password-email';
 
 export interface MailOutboxOptions {
@@ -26,12 +27,7 @@ export interface MailOutboxOptions {
  * the mail server refuses it, so the only live reset tokens are ones that went out; the link is
  * never logged or stored.
  */
-export class MailOutboxService {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-
+export class MailOutboxService extends BackgroundWorker {
   constructor(
     private readonly outbox: MailOutboxRepository,
     private readonly resets: PasswordResetRepository,
@@ -39,41 +35,12 @@ export class MailOutboxService {
     private readonly mailer: Mailer,
     private readonly options: MailOutboxOptions,
     private readonly logger: Logger,
-  ) {}
-
-  start(intervalMs: number): void {
-    void this.run();
-    this.timer = setInterval(() => void this.run(), intervalMs);
-    this.timer.unref();
+  ) {
+    // A mail queued while a pass runs gets another pass: the running one may have looked already.
+    super(logger, { failureMessage: 'mail outbox deferred', rerunWhenCalledDuringPass: true });
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.stopped = true;
-    this.again = false;
-    await this.running;
-  }
-
-  /** Sends what is due now; a call while a run is under way makes it look once more when done. */
-  run(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.process()
-      .catch((err: unknown) => this.logger.warn({ reason: errorReason(err) }, 'mail outbox deferred'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          void this.run();
-        }
-      });
-    return this.running;
-  }
-
-  private async process(): Promise<void> {
+  protected async pass(): Promise<void> {
     for (;;) {
       const due = await this.outbox.claimDue(20, this.options.leaseMs);
       if (due.length === 0) return;

@@ -94,13 +94,7 @@ export class UserService {
   async profile(userId: string): Promise<Profile> {
     const row = await this.users.findWithWallet(userId);
     if (!row) throw new AppError('NOT_FOUND', 'User not found');
-    return {
-      username: row.username,
-      email: row.email,
-      firstName: row.firstName,
-      lastName: row.lastName,
-      ledgerPublicKey: row.ledgerPublicKey ?? '',
-    };
+    return profileOf({ ...row, ledgerPublicKey: row.ledgerPublicKey ?? '' });
   }
 
   /** The profile with the wallet's secret key: only `GET /api/users/profile` shows this. */
@@ -108,11 +102,7 @@ export class UserService {
     const row = await this.users.findWithSealedWallet(userId);
     if (!row) throw new AppError('NOT_FOUND', 'User not found');
     return {
-      username: row.username,
-      email: row.email,
-      firstName: row.firstName,
-      lastName: row.lastName,
-      ledgerPublicKey: row.ledgerPublicKey,
+      ...profileOf(row),
       ledgerSecretKey: this.wallets.revealSecret({ publicKey: row.ledgerPublicKey, secretCiphertext: row.secretCiphertext, keyId: row.keyId }),
     };
   }
@@ -139,4 +129,9 @@ export class UserService {
     this.dummyHash ??= this.hasher.hash('not-a-real-password-for-timing');
     return this.dummyHash;
   }
+}
+
+/** The profile fields the spec names, in its order, and nothing else of the row. */
+function profileOf(row: Profile): Profile {
+  return { username: row.username, email: row.email, firstName: row.firstName, lastName: row.lastName, ledgerPublicKey: row.ledgerPublicKey };
 }

@@ -1,7 +1,7 @@
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import type { TokenLedger } from '../ledger/token-ledger';
 import type { Logger } from '../logger';
-import { PeriodicTask } from '../workers/periodic-task';
+import { BackgroundWorker } from '../workers/background-worker';
 import type { WalletActivator, WalletService } from './wallet.service';
 import { errorReason } from '../errors/loggable-error';
 
@@ -9,7 +9,6 @@ export interface WalletActivationOptions {
   startingXlm: string;
   /** How long signup waits for the ledger before answering with the wallet still pending. */
   signupWaitMs: number;
-  retryIntervalMs: number;
 }
 
 /**
@@ -19,9 +18,7 @@ export interface WalletActivationOptions {
  * stays pending: the journal's reconciler finishes its entry, and the sweep gives a new entry to
  * any pending wallet that has none (its process died before writing one, or the ledger refused it).
  */
-export class WalletActivationService implements WalletActivator {
-  private readonly task: PeriodicTask;
-
+export class WalletActivationService extends BackgroundWorker implements WalletActivator {
   constructor(
     private readonly ledger: TokenLedger,
     private readonly wallets: WalletRepository,
@@ -29,14 +26,13 @@ export class WalletActivationService implements WalletActivator {
     private readonly options: WalletActivationOptions,
     private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask(
-      async () => {
-        const pending = await this.wallets.listPendingUnjournaled(500);
-        await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
-      },
-      logger,
-      'wallet activation sweep failed',
-    );
+    super(logger, { failureMessage: 'wallet activation sweep failed' });
+  }
+
+  /** Gives every pending wallet without a live journal entry a new one. */
+  protected async pass(): Promise<void> {
+    const pending = await this.wallets.listPendingUnjournaled(500);
+    await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
   }
 
   /** Signup's call: the key pair was just generated, so the ledger lookup is skipped. Never throws. */
@@ -59,15 +55,7 @@ export class WalletActivationService implements WalletActivator {
 
   /** Gives every pending wallet without a live journal entry a new one; runs at start and on an interval. */
   sweep(): Promise<void> {
-    return this.task.run();
-  }
-
-  start(): void {
-    this.task.start(this.options.retryIntervalMs);
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
+    return this.run();
   }
 
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {

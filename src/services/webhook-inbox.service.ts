@@ -1,6 +1,6 @@
 import type { WebhookEventRow, WebhookInboxRepository } from '../db/repositories/webhook-inbox.repository';
 import type { Logger } from '../logger';
-import { PeriodicTask } from '../workers/periodic-task';
+import { BackgroundWorker } from '../workers/background-worker';
 import type { PaymentService } from './payment.service';
 import { errorReason } from '../errors/loggable-error';
 
@@ -19,16 +19,14 @@ export interface WebhookInboxOptions {
  * a provider or database failure is tried again later, so a buyer who closed the browser before
  * the redirect is still credited. Claimed in the database, so any number of processes run it.
  */
-export class WebhookInboxService {
-  private readonly task: PeriodicTask;
-
+export class WebhookInboxService extends BackgroundWorker {
   constructor(
     private readonly inbox: WebhookInboxRepository,
     private readonly payments: PaymentService,
     private readonly options: WebhookInboxOptions,
     private readonly logger: Logger,
   ) {
-    this.task = new PeriodicTask(() => this.process(), logger, 'webhook inbox deferred');
+    super(logger, { failureMessage: 'webhook inbox deferred' });
   }
 
   /**
@@ -41,20 +39,8 @@ export class WebhookInboxService {
     if (await this.inbox.store(event, reference)) void this.run();
   }
 
-  start(intervalMs: number): void {
-    this.task.start(intervalMs);
-  }
-
-  stop(): Promise<void> {
-    return this.task.stop();
-  }
-
-  /** Settles every event due now (or joins the pass already running). */
-  run(): Promise<void> {
-    return this.task.run();
-  }
-
-  private async process(): Promise<void> {
+  /** Settles every event due now. */
+  protected async pass(): Promise<void> {
     for (;;) {
       const due = await this.inbox.claimDue(50, this.options.leaseMs);
       if (due.length === 0) return;
