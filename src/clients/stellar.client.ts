@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the one door to Horizon (one class per outside system): every call,
+// its answer schema and the mapping of its failures to the three ledger errors.
 import { Asset, Horizon, type Transaction, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import axios from 'axios';
 import { z } from 'zod';

@@ -1,3 +1,6 @@
+// Over 300 lines on purpose: one account's queue, lanes, batching, envelope building and the
+// handling of each send outcome are one state machine; split, its invariants (one envelope per
+// sequence number in flight, entries attached before sending) would be spread over files.
 import { Account, Keypair, StrKey, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';

@@ -1,3 +1,7 @@
+// Over 300 lines on purpose: the use cases' write methods, the one write rule they share (commit the
+// entry, then sign, store and send) and the rebuilding of an entry's job for the reconciler are one
+// story, read together when checking "exactly once"; what each entry puts on the ledger lives in
+// entry-operations.ts, how envelopes are built and sent in account-submitter.ts and envelope-sender.ts.
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import { StellarClient } from '../clients/stellar.client';

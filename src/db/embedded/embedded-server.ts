@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the embedded PostgreSQL server's whole life (find the binaries, initdb,
+// start, share between processes, stop) in one place, so its process and file handling read together.
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

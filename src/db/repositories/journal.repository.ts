@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: every state change of the journal (entries and envelopes) is here, each
+// one conditional statement or transaction, so the rules that make writes happen once read together.
 import crypto from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
