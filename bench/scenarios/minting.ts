@@ -6,6 +6,9 @@ import { adminToken, issueSupply, login, mintTo, signupBody, tokenBalance, usern
 import { PaystackSandboxProcess, ServiceInstance } from '../service';
 import type { Scenario, ScenarioContext, ScenarioResult } from './types';
 
+/** Operations one wallet activation puts on the ledger. */
+const ACTIVATION_OPERATIONS = 4;
+
 /** Naira per payment; TOKENS_PER_NAIRA=1, so each verified payment mints this many tokens. */
 const NAIRA = 100;
 /** The service's default LEDGER_CHANNELS: how many one-operation transactions can share a ledger. */
@@ -79,7 +82,8 @@ export const minting: Scenario = {
         return res.status;
       });
       const signedUp = userIds.size;
-      const activation = await watch.waitForOperations(seq0, t0, 2 * signedUp, s.closeMs, BURST_TIMEOUT_MS);
+      // begin sponsoring, create the account, trust the token, end sponsoring (src/ledger/entry-operations.ts)
+      const activation = await watch.waitForOperations(seq0, t0, ACTIVATION_OPERATIONS * signedUp, s.closeMs, BURST_TIMEOUT_MS);
       const listed = await expectStatus<{ username: string; ledgerPublicKey: string }[]>(200, 'GET', `${service.baseUrl}/api/admin/users?limit=1000`, { token: admin });
       const keys = listed.body.filter((u) => userIds.has(u.username)).map((u) => u.ledgerPublicKey);
       const trusted = await mapLimit(keys, 20, async (key) => (await tokenBalance(service, key)) !== undefined);
