@@ -21,13 +21,15 @@ let provider: RunningProvider;
 let app: TestApp;
 let horizon: Horizon.Server;
 
+let sharedLedger: RunningLedger;
+
 beforeAll(async () => {
-  ledger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS });
+  ledger = sharedLedger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS });
   provider = await startPaystackSandbox();
   horizon = new Horizon.Server(ledger.url, { allowHttp: true });
 });
 afterAll(async () => {
-  await ledger.stop();
+  await sharedLedger.stop();
   await provider.stop();
 });
 const SERVICE_ENV = {
@@ -40,11 +42,19 @@ const SERVICE_ENV = {
 };
 
 let load: { stop(): Promise<number> } | undefined;
+/** A test's own ledger, when it needs other limits; stopped after the test. */
+let ownLedger: RunningLedger | undefined;
 afterEach(async () => {
   // a failed test must not leave the competing load hammering a stopped sandbox
   await load?.stop();
   load = undefined;
   await app.close();
+  if (ownLedger) {
+    await ownLedger.stop();
+    ownLedger = undefined;
+    ledger = sharedLedger;
+    horizon = new Horizon.Server(ledger.url, { allowHttp: true });
+  }
 });
 
 /**
@@ -54,7 +64,8 @@ afterEach(async () => {
 async function competingLoad(accounts: number): Promise<{ stop(): Promise<number> }> {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
   const keys = Array.from({ length: accounts }, () => Keypair.random());
-  await Promise.all(keys.map((k) => fetch(`${ledger.url}/friendbot?addr=${k.publicKey()}`)));
+  // friendbot bids the base fee and its fundings compete for room too: a few per ledger
+  for (let i = 0; i < keys.length; i += 6) await Promise.all(keys.slice(i, i + 6).map((k) => fetch(`${ledger.url}/friendbot?addr=${k.publicKey()}`)));
   let running = true;
   let included = 0;
   const loops = keys.map(async (key) => {
@@ -178,11 +189,13 @@ describe('surge pricing', () => {
   });
 
   it('a bid refused at once by a full queue (tx_insufficient_fee) is made again higher, and lands once', async () => {
+    // A queue holding one ledger's worth (12 operations), and 30 accounts x 2 operations at 1,000
+    // wanting in: full at every moment, so a bid that does not beat 1,000 is refused on arrival.
+    ledger = ownLedger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS, pendingDepthLedgers: 1 });
+    horizon = new Horizon.Server(ledger.url, { allowHttp: true });
     app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV });
     const alice = await fundedUser(app, 100);
     const bob = await createUser(app);
-    // 30 accounts x 2 operations at 1,000: more than the queue holds (4 ledgers x 12 operations),
-    // so a bid that does not beat 1,000 is refused on arrival.
     const probe = Keypair.random();
     await fetch(`${ledger.url}/friendbot?addr=${probe.publicKey()}`);
     load = await competingLoad(30);
