@@ -3,6 +3,7 @@ import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics/metrics';
+import { labelMatchedRoutes } from './metrics/route-label';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { installRequestContext } from './middleware/request-context';
 import { docsRouter } from './routes/docs.routes';
@@ -38,7 +39,10 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
   installRequestContext(app, deps.logger);
-  if (deps.metrics) app.use(deps.metrics.observeRequests);
+  if (deps.metrics) {
+    labelMatchedRoutes(app);
+    app.use(deps.metrics.observeRequests);
+  }
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));
 
