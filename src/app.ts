@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
+import { errorShapeForGroup } from './http/error-shapes';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics/metrics';
 import { labelMatchedRoutes } from './metrics/route-label';
@@ -58,6 +59,8 @@ export function createApp(deps: AppDeps): Express {
   // GET /openapi.json and Swagger UI at /docs, generated from the same route tables mounted below.
   app.use(docsRouter(deps.routeGroups));
 
+  // Before the parsers and the raw mounts: their failures under a group are answered in its shape too.
+  for (const base of Object.keys(deps.routeGroups)) app.use(base, errorShapeForGroup(base));
   for (const [path, router] of Object.entries(deps.rawMounts ?? {})) app.use(path, router);
   app.use(express.json({ limit: '100kb', strict: true }));
 

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RateLimitRepository } from '../db/repositories/rate-limit.repository';
-import { sendError } from '../http/error-shapes';
+import { AppError } from '../errors/app-error';
 import { paymentErrorPage } from '../views/payment-pages';
 
 const WINDOW_MS = 15 * 60 * 1000;
@@ -31,7 +31,7 @@ export interface RateLimits {
  * The database down means the request fails as every other would (503), not that it goes unlimited.
  */
 export function createRateLimits(counters: RateLimitRepository, settings: RateLimitSettings): RateLimits {
-  const limiter = (name: string, limit: number, answer: RequestHandler): RequestHandler => {
+  const limiter = (name: string, limit: number, answer: RequestHandler = refuse): RequestHandler => {
     if (limit === 0) return (_req, _res, next) => next();
     return rateLimit({
       windowMs: WINDOW_MS,
@@ -42,16 +42,18 @@ export function createRateLimits(counters: RateLimitRepository, settings: RateLi
       handler: answer,
     });
   };
-  const json: RequestHandler = (_req, res) => sendError(res, 429, TOO_MANY);
   return {
-    auth: (name) => limiter(name, settings.auth, json),
+    auth: (name) => limiter(name, settings.auth),
     callback: () =>
       limiter('payments.callback', settings.callback, (_req, res) => {
         res.status(429).type('html').send(paymentErrorPage({ message: 'Too many requests. Wait a few minutes, then reload this page.' }));
       }),
-    webhook: () => limiter('payments.webhook', settings.webhook, json),
+    webhook: () => limiter('payments.webhook', settings.webhook),
   };
 }
+
+/** A refusal is an error like any other: the error handler answers 429 in the route group's shape. */
+const refuse: RequestHandler = (_req, _res, next) => next(new AppError('RATE_LIMITED', TOO_MANY));
 
 /** express-rate-limit's store interface over RateLimitRepository. */
 class PostgresStore implements Store {
