@@ -8,9 +8,9 @@ import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schem
 import { paginationQuery, uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
-import { validatedQuery } from '../middleware/validate';
 import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
 
@@ -18,7 +18,6 @@ const publicKeySchema = z.string().max(56).refine(isStellarPublicKey, 'must be a
 const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
 export const transferBody = z.object({ receiverPublicKey: publicKeySchema, amount: tokenAmountSchema }).strict();
 export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountStringSchema }).strict();
-type Pagination = z.infer<typeof paginationQuery>;
 
 export const userBalanceSchema = z.object({ balances: z.array(z.object({ asset_type: z.string(), balance: z.string() })) });
 export const adminBalanceSchema = z.object({
@@ -34,7 +33,7 @@ export interface LedgerRouteDeps {
 export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
   const { ledger, tokenCode } = deps;
   return [
-    {
+    defineRoute({
       method: 'get',
       path: '/check-balance/:publicKey',
       access: 'any',
@@ -42,14 +41,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { params: publicKeyParams },
       response: { status: 200, schema: userBalanceSchema },
       handler: async (req, res) => {
-        const { ledger: ready, account } = await ledger.account(req.params.publicKey as string);
+        const { ledger: ready, account } = await ledger.account(req.params.publicKey);
         const balances = account.balances
           .filter((b) => b.assetType === 'native' || (b.assetCode === tokenCode && b.assetIssuer === ready.asset.getIssuer()))
           .map((b) => ({ asset_type: b.assetType, balance: b.balance }));
         res.json({ balances });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/transfer',
       access: 'user',
@@ -58,7 +57,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       after: [idempotent(deps.idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
       handler: async (req, res) => {
-        const { receiverPublicKey, amount } = req.body as z.infer<typeof transferBody>;
+        const { receiverPublicKey, amount } = req.body;
         try {
           sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
         } catch (err) {
@@ -70,8 +69,8 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
           throw err;
         }
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/transactions/:userId',
       access: 'user',
@@ -80,13 +79,13 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       response: { status: 200, schema: z.array(transactionRecordSchema) },
       handler: async (req, res) => {
         if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
-        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { limit, offset } = req.query;
         const { items, total } = await ledger.listForUser(req.params.userId, limit, offset);
         res.setHeader('X-Total-Count', String(total));
         res.json(items.map(toTransactionRecord));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/create-asset',
       access: 'admin',
@@ -94,14 +93,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { body: createAssetBody },
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
-        const { assetCode, amount } = req.body as z.infer<typeof createAssetBody>;
+        const { assetCode, amount } = req.body;
         const { entry, state } = await ledger.createAsset(assetCode, amount);
         const hash = entry.ledgerTransactionId;
         if (state === 'confirmed') res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
         else res.status(202).type('text/plain').send(`Issuing ${formatStroops(amount)} ${assetCode}: submitted, outcome not known yet (transaction ${hash})`);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/check-admin-balance/:publicKey',
       access: 'admin',
@@ -109,7 +108,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { params: publicKeyParams },
       response: { status: 200, schema: adminBalanceSchema },
       handler: async (req, res) => {
-        const { account } = await ledger.account(req.params.publicKey as string);
+        const { account } = await ledger.account(req.params.publicKey);
         res.json({
           balances: account.balances.map((b) =>
             b.assetType === 'native'
@@ -118,7 +117,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
           ),
         });
       },
-    },
+    }),
   ];
 }
 

@@ -13,6 +13,7 @@ import type { LedgerService } from '../services/ledger.service';
 import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
 import { paymentAlreadyProcessedPage, paymentErrorPage, paymentSuccessPage } from '../views/payment-pages';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 import type { RateLimits } from '../middleware/rate-limit';
 
@@ -38,7 +39,7 @@ const nairaText = (kobo: bigint) => `${kobo / 100n}.${(kobo % 100n).toString().p
 export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
   const { payments, ledger } = deps;
   return [
-    {
+    defineRoute({
       method: 'post',
       path: '/create-payment-intent',
       access: 'user',
@@ -46,11 +47,11 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       request: { body: intentBody },
       response: { status: 200, schema: z.object({ authorization_url: z.string(), access_code: z.string(), reference: z.string() }).passthrough() },
       handler: async (req, res) => {
-        const { amount } = req.body as z.infer<typeof intentBody>;
+        const { amount } = req.body;
         res.json(await payments.createIntent(principalOf(res).id, amount));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/verify-payment',
       access: 'any',
@@ -58,7 +59,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       request: { body: verifyBody },
       response: { status: 200, schema: z.object({ success: z.boolean(), amount: z.number().optional(), userId: z.string().optional(), message: z.string().optional() }) },
       handler: async (req, res) => {
-        const { reference } = req.body as z.infer<typeof verifyBody>;
+        const { reference } = req.body;
         const principal = principalOf(res);
         const payment = await payments.find(reference);
         // A user may verify only their own payments; someone else's reference looks unknown.
@@ -68,8 +69,8 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
         const outcome = await payments.settle(reference);
         sendVerifyAnswer(res, outcome);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/mint-tokens',
       access: 'admin',
@@ -78,11 +79,11 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       after: [idempotent(deps.idempotency, 'payments.mint', async (entryId, _req, res) => sendMint(res, await ledger.writeOf(entryId), deps.tokenCode))],
       response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
-        const { userId, amount } = req.body as z.infer<typeof mintBody>;
+        const { userId, amount } = req.body;
         sendMint(res, await ledger.mintToUser(userId, amount, idempotencyOf(res)), deps.tokenCode);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/callback',
       access: 'public',
@@ -115,7 +116,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
           res.status(status).type('html').send(paymentErrorPage({ reference, message }));
         }
       },
-    },
+    }),
   ];
 }
 
