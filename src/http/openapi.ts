@@ -143,14 +143,14 @@ function errorMessages(route: RouteDef, notes: RouteNotes): Map<number, string[]
   if (route.access !== 'public') add(401, [GENERIC_MESSAGE[401]!]);
   if (route.access === 'user' || route.access === 'admin') add(403, [GENERIC_MESSAGE[403]!]);
   for (const [status, messages] of Object.entries(notes.errors ?? {})) add(Number(status), messages);
-  if (notes.plainText400 && !statuses.has(400)) add(400, []);
+  if (route.errors?.plainText && !statuses.has(400)) add(400, []);
   return new Map([...statuses.entries()].sort(([a], [b]) => a - b));
 }
 
 function errorResponse(status: number, messages: string[], route: RouteDef, shape: ErrorShape, notes: RouteNotes): ResponseConfig {
   const response: ResponseConfig = { description: STATUS_TEXT[status] ?? `Error ${status}` };
   if (status === 503) response.headers = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
-  if (notes.htmlErrors) {
+  if (route.errors?.page) {
     response.content = { 'text/html': { schema: { type: 'string' }, example: `<!doctype html><html lang="en"><body><p>${messages[0] ?? ''}</p></body></html>` } };
     return response;
   }
@@ -166,7 +166,7 @@ function errorResponse(status: number, messages: string[], route: RouteDef, shap
       examples: Object.fromEntries(bodies.map((value, i) => [slug(messages[i]!), { summary: messages[i]!, value }])),
     };
   }
-  if (status === 400 && notes.plainText400) content['text/plain'] = { schema: { type: 'string' }, example: notes.plainText400 };
+  if (status === 400 && route.errors?.plainText) content['text/plain'] = { schema: { type: 'string' }, example: notes.plainText400 };
   response.content = content;
   return response;
 }

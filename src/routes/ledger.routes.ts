@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
 import { isStellarPublicKey } from '../domain/stellar-keys';
-import { AppError, isAppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
+import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
 import { paginationQuery, uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
@@ -56,18 +56,11 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { body: transferBody },
       after: [idempotent(deps.idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
+      // The spec's one plain-text error: the receiver does not exist on the ledger.
+      errors: { plainText: [RECEIVER_NOT_FOUND] },
       handler: async (req, res) => {
         const { receiverPublicKey, amount } = req.body;
-        try {
-          sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
-        } catch (err) {
-          // The spec's one plain-text error: the receiver does not exist on the ledger.
-          if (isAppError(err) && err.reason === RECEIVER_NOT_FOUND) {
-            res.status(400).type('text/plain').send(err.message);
-            return;
-          }
-          throw err;
-        }
+        sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
       },
     }),
     defineRoute({

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
+import type { RouteErrors } from '../http/route-errors';
 import type { Role } from '../security/tokens';
 import { validate, type RequestSchemas } from '../middleware/validate';
 
@@ -19,6 +20,8 @@ export interface RouteDef {
   request?: RequestSchemas;
   /** Documented success answer (status and zod schema of the body; omitted for non-JSON bodies). */
   response?: { status: number; schema?: z.ZodType; contentType?: string };
+  /** Where the route's failures differ from its group's JSON error body (the spec's exceptions). */
+  errors?: RouteErrors;
   /** Extra middleware run after auth and before validation (rate limits, HTTPS guards). */
   before?: RequestHandler[];
   /** Middleware run after validation, right before the handler (idempotency keys). */
@@ -43,9 +46,17 @@ export function buildRouter(routes: RouteDef[], guards: RouteGuards): Router {
   return router;
 }
 
-/** What runs before a route's handler, in order: auth, `before`, validation, `after`. */
+/** What runs before a route's handler, in order: its error answers, auth, `before`, validation, `after`. */
 function middlewareOf(route: RouteDef, guards: RouteGuards): RequestHandler[] {
   const chain: RequestHandler[] = [];
+  const { errors } = route;
+  if (errors) {
+    // First, so that every failure of the route (a refused token, a rate limit) is answered its way.
+    chain.push((_req, res, next) => {
+      res.locals.routeErrors = errors;
+      next();
+    });
+  }
   if (route.access !== 'public') chain.push(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
   chain.push(...(route.before ?? []));
   if (route.request) chain.push(validate(route.request));

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isAppError } from '../errors/app-error';
 import { principalOf } from '../middleware/auth';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
@@ -43,15 +42,11 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       before: [deps.rateLimits.auth('users.signup')],
       request: { body: signupBody },
       response: { status: 201, schema: message.extend({ userId: z.uuid() }) },
+      // The spec documents a duplicate signup as 400, not 409.
+      errors: { status: { CONFLICT: 400 } },
       handler: async (req, res) => {
-        try {
-          const { userId } = await users.signup(req.body);
-          res.status(201).json({ message: 'User registered successfully', userId });
-        } catch (err) {
-          // The spec documents a duplicate signup as 400, not 409.
-          if (isAppError(err, 'CONFLICT')) throw err.withStatus(400);
-          throw err;
-        }
+        const { userId } = await users.signup(req.body);
+        res.status(201).json({ message: 'User registered successfully', userId });
       },
     }),
     defineRoute({
