@@ -1,8 +1,10 @@
 import cors from 'cors';
 import express, { type Express, type Router } from 'express';
 import helmet from 'helmet';
+import { errorShapeForGroup } from './http/error-shapes';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics/metrics';
+import { labelMatchedRoutes } from './metrics/route-label';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { installRequestContext } from './middleware/request-context';
 import { docsRouter } from './routes/docs.routes';
@@ -38,7 +40,10 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
   installRequestContext(app, deps.logger);
-  if (deps.metrics) app.use(deps.metrics.observeRequests);
+  if (deps.metrics) {
+    labelMatchedRoutes(app);
+    app.use(deps.metrics.observeRequests);
+  }
   app.use(helmet());
   app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));
 
@@ -54,6 +59,8 @@ export function createApp(deps: AppDeps): Express {
   // GET /openapi.json and Swagger UI at /docs, generated from the same route tables mounted below.
   app.use(docsRouter(deps.routeGroups));
 
+  // Before the parsers and the raw mounts: their failures under a group are answered in its shape too.
+  for (const base of Object.keys(deps.routeGroups)) app.use(base, errorShapeForGroup(base));
   for (const [path, router] of Object.entries(deps.rawMounts ?? {})) app.use(path, router);
   app.use(express.json({ limit: '100kb', strict: true }));
 

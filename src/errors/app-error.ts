@@ -26,9 +26,6 @@ export interface ErrorDetail {
 export const RECEIVER_NOT_FOUND = 'RECEIVER_NOT_FOUND';
 
 export class AppError extends Error {
-  /** Set by a route when its documented status differs from the default for the code. */
-  statusOverride: number | undefined;
-
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -45,11 +42,6 @@ export class AppError extends Error {
 
   because(reason: string): this {
     this.reason = reason;
-    return this;
-  }
-
-  withStatus(status: number): this {
-    this.statusOverride = status;
     return this;
   }
 }

@@ -9,7 +9,7 @@ import {
 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Access, RouteDef } from '../routes/route-table';
-import { groupOf, type RouteGroup } from './error-shapes';
+import { errorShapeOf, type ErrorShape } from './error-shapes';
 import { errorSchemaOf, exampleErrorBody, GENERIC_MESSAGE, STATUS_TEXT } from './openapi/error-bodies';
 import { ROUTE_NOTES, routeKey, type RouteNotes } from './openapi/route-notes';
 import { serviceOperations } from './openapi/service-operations';
@@ -143,30 +143,30 @@ function errorMessages(route: RouteDef, notes: RouteNotes): Map<number, string[]
   if (route.access !== 'public') add(401, [GENERIC_MESSAGE[401]!]);
   if (route.access === 'user' || route.access === 'admin') add(403, [GENERIC_MESSAGE[403]!]);
   for (const [status, messages] of Object.entries(notes.errors ?? {})) add(Number(status), messages);
-  if (notes.plainText400 && !statuses.has(400)) add(400, []);
+  if (route.errors?.plainText && !statuses.has(400)) add(400, []);
   return new Map([...statuses.entries()].sort(([a], [b]) => a - b));
 }
 
-function errorResponse(status: number, messages: string[], route: RouteDef, group: RouteGroup, notes: RouteNotes): ResponseConfig {
+function errorResponse(status: number, messages: string[], route: RouteDef, shape: ErrorShape, notes: RouteNotes): ResponseConfig {
   const response: ResponseConfig = { description: STATUS_TEXT[status] ?? `Error ${status}` };
   if (status === 503) response.headers = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
-  if (notes.htmlErrors) {
+  if (route.errors?.page) {
     response.content = { 'text/html': { schema: { type: 'string' }, example: `<!doctype html><html lang="en"><body><p>${messages[0] ?? ''}</p></body></html>` } };
     return response;
   }
   const field = firstField(route);
   const bodies = messages.map((message) =>
-    exampleErrorBody(group, message, status === 400 && message === GENERIC_MESSAGE[400] && field ? { path: field, message: 'Invalid input' } : undefined),
+    exampleErrorBody(shape, message, status === 400 && message === GENERIC_MESSAGE[400] && field ? { path: field, message: 'Invalid input' } : undefined),
   );
   const content: NonNullable<ResponseConfig['content']> = {};
-  if (bodies.length === 1) content['application/json'] = { schema: errorSchemaOf(group), example: bodies[0] };
+  if (bodies.length === 1) content['application/json'] = { schema: errorSchemaOf(shape), example: bodies[0] };
   else if (bodies.length > 1) {
     content['application/json'] = {
-      schema: errorSchemaOf(group),
+      schema: errorSchemaOf(shape),
       examples: Object.fromEntries(bodies.map((value, i) => [slug(messages[i]!), { summary: messages[i]!, value }])),
     };
   }
-  if (status === 400 && notes.plainText400) content['text/plain'] = { schema: { type: 'string' }, example: notes.plainText400 };
+  if (status === 400 && route.errors?.plainText) content['text/plain'] = { schema: { type: 'string' }, example: notes.plainText400 };
   response.content = content;
   return response;
 }
@@ -181,7 +181,7 @@ const pendingWriteSchema = z.object({
 function describeRoute(base: string, route: RouteDef): RouteConfig {
   const fullPath = fullPathOf(base, route);
   const notes = ROUTE_NOTES[routeKey(route.method, fullPath)] ?? {};
-  const group = groupOf(fullPath);
+  const shape = errorShapeOf(base);
   const body = route.request?.body;
   const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: successResponse(route, notes) };
   if (notes.accepted !== undefined) {
@@ -190,7 +190,7 @@ function describeRoute(base: string, route: RouteDef): RouteConfig {
       content: { 'application/json': { schema: pendingWriteSchema, example: notes.accepted } },
     };
   }
-  for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, group, notes);
+  for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, shape, notes);
   return {
     method: route.method,
     path: toOpenApiPath(fullPath),

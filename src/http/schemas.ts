@@ -25,6 +25,9 @@ export const nameSchema = z.string().trim().min(1, 'must not be empty').max(100,
 
 export const uuidParam = z.uuid('must be a UUID');
 
+/** Payment references are the service's own (`wlt-<uuid>`) or Paystack's alphabet: nothing else reaches the database. */
+export const paymentReferenceSchema = z.string().regex(/^[A-Za-z0-9_.=-]{1,100}$/);
+
 export const paginationQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(1000).default(100),

@@ -1,29 +1,45 @@
-import type { Request } from 'express';
+import type { Express, Request } from 'express';
 
 /** The label of requests that matched no route: one series, whatever the URL (no unbounded cardinality). */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
-const segments = (p: string) => p.split('/').filter(Boolean);
+/** Where a request keeps the route Express matched and the label it was given then. */
+const MATCHED = Symbol('matchedRoute');
 
-/**
- * The route pattern that answered a request, e.g. `/api/ledger/transactions/:userId`, never the
- * raw URL. Express knows the matched pattern (`req.route.path`) but only the mount path while the
- * request is inside the router: an error answered by the app-level handler has left it. So the
- * mount path is recovered from the URL instead: the pattern matched its last segments, the mount
- * path is what comes before them.
- */
-export function routeLabel(req: Request): string {
-  const pattern = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof pattern !== 'string') return UNMATCHED_ROUTE;
-  const patternSegments = segments(pattern);
-  // Wildcards and optional segments don't map one segment to one segment; fall back to baseUrl.
-  if (/[*?(){}]/.test(pattern)) return join(req.baseUrl, patternSegments);
-  const urlSegments = segments((req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, ''));
-  const mount = urlSegments.slice(0, Math.max(0, urlSegments.length - patternSegments.length));
-  return join(`/${mount.join('/')}`, patternSegments);
+declare module 'express-serve-static-core' {
+  interface Request {
+    [MATCHED]?: { route: unknown; label: string };
+  }
 }
 
-function join(mount: string, patternSegments: string[]): string {
-  const all = [...segments(mount), ...patternSegments];
-  return `/${all.join('/')}`;
+/**
+ * Labels every request with the full pattern of the route that answered it, e.g.
+ * `/api/ledger/transactions/:userId`, never the raw URL. The label is taken when Express matches
+ * the route: `req.baseUrl` is then the path the route's router is mounted at, which it no longer
+ * is once an error has left the router for the app-level error handler. Express records the match
+ * by assigning `req.route`, so the app's request prototype gets an accessor for it (as it does
+ * for `req.log`): no work for a request beyond that one assignment.
+ */
+export function labelMatchedRoutes(app: Express): void {
+  Object.defineProperty(app.request, 'route', {
+    configurable: true,
+    get(this: Request): unknown {
+      return this[MATCHED]?.route;
+    },
+    set(this: Request, route: { path?: unknown }) {
+      this[MATCHED] = { route, label: labelOf(this.baseUrl, route.path) };
+    },
+  });
+}
+
+/** The route label of a request of an app set up with labelMatchedRoutes. */
+export function routeLabel(req: Request): string {
+  return req[MATCHED]?.label ?? UNMATCHED_ROUTE;
+}
+
+/** `/api/payments/webhook` + `/` -> `/api/payments/webhook`; a pattern that is not a string has no label. */
+function labelOf(mountPath: string, pattern: unknown): string {
+  if (typeof pattern !== 'string') return UNMATCHED_ROUTE;
+  const segments = `${mountPath}/${pattern}`.split('/').filter(Boolean);
+  return `/${segments.join('/')}`;
 }

@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
 import { rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RateLimitRepository } from '../db/repositories/rate-limit.repository';
-import { sendError } from '../http/error-shapes';
-import { paymentErrorPage } from '../views/payment-pages';
+import { AppError } from '../errors/app-error';
 
 const WINDOW_MS = 15 * 60 * 1000;
 const TOO_MANY = 'Too many requests, try again later';
@@ -27,11 +26,12 @@ export interface RateLimits {
 /**
  * Per-IP limits whose counts live in PostgreSQL (rate_limit_counters), so several processes
  * behind one load balancer share one budget per client: a fixed 15-minute window per key, one
- * upsert per request. 429 in the route group's error shape (an HTML page on the callback).
+ * upsert per request. A refusal is a RATE_LIMITED error (RateLimit and Retry-After headers already
+ * set): the error handler answers 429 in the route group's shape, or the route's own page (the callback).
  * The database down means the request fails as every other would (503), not that it goes unlimited.
  */
 export function createRateLimits(counters: RateLimitRepository, settings: RateLimitSettings): RateLimits {
-  const limiter = (name: string, limit: number, answer: RequestHandler): RequestHandler => {
+  const limiter = (name: string, limit: number): RequestHandler => {
     if (limit === 0) return (_req, _res, next) => next();
     return rateLimit({
       windowMs: WINDOW_MS,
@@ -39,17 +39,13 @@ export function createRateLimits(counters: RateLimitRepository, settings: RateLi
       standardHeaders: 'draft-7',
       legacyHeaders: false,
       store: new PostgresStore(counters, `${name}:`),
-      handler: answer,
+      handler: (_req, _res, next) => next(new AppError('RATE_LIMITED', TOO_MANY)),
     });
   };
-  const json: RequestHandler = (_req, res) => sendError(res, 429, TOO_MANY);
   return {
-    auth: (name) => limiter(name, settings.auth, json),
-    callback: () =>
-      limiter('payments.callback', settings.callback, (_req, res) => {
-        res.status(429).type('html').send(paymentErrorPage({ message: 'Too many requests. Wait a few minutes, then reload this page.' }));
-      }),
-    webhook: () => limiter('payments.webhook', settings.webhook, json),
+    auth: (name) => limiter(name, settings.auth),
+    callback: () => limiter('payments.callback', settings.callback),
+    webhook: () => limiter('payments.webhook', settings.webhook),
   };
 }
 

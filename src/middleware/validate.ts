@@ -14,12 +14,13 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 
 /**
  * Parses body, params and query with their zod schemas before the handler runs. The parsed
- * values replace the raw ones, so handlers only ever see validated, typed input.
+ * values replace the raw ones, so handlers only ever see validated input, typed by defineRoute
+ * (src/routes/define-route.ts).
  */
 export function validate(schemas: RequestSchemas): RequestHandler {
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const details: ErrorDetail[] = [];
-    const parsed: Record<string, unknown> = {};
+    const parsed: Partial<Record<'params' | 'query' | 'body', unknown>> = {};
     for (const part of ['params', 'query', 'body'] as const) {
       const schema = schemas[part];
       if (!schema) continue;
@@ -37,10 +38,10 @@ export function validate(schemas: RequestSchemas): RequestHandler {
       next(new AppError('VALIDATION', 'Invalid request', details));
       return;
     }
-    if ('body' in parsed) req.body = parsed.body;
-    if ('params' in parsed) req.params = parsed.params as typeof req.params;
-    // Express 5 exposes req.query through a getter; keep the parsed copy where handlers can read it.
-    if ('query' in parsed) res.locals.query = parsed.query;
+    for (const [part, value] of Object.entries(parsed)) {
+      // Defined rather than assigned: Express 5's req.query is a getter without a setter.
+      Object.defineProperty(req, part, { value, writable: true, enumerable: true, configurable: true });
+    }
     next();
   };
 }
@@ -72,9 +73,4 @@ export function unstorableTextPath(input: unknown): string | undefined {
     }
   }
   return undefined;
-}
-
-/** The validated query of a request whose route declared a query schema. */
-export function validatedQuery<T>(res: { locals: Record<string, unknown> }): T {
-  return res.locals.query as T;
 }

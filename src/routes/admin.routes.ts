@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
-import { validatedQuery } from '../middleware/validate';
 import type { AdminService } from '../services/admin.service';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 
 export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
@@ -15,7 +15,6 @@ export const updateUserBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'send at least one of username, email, firstName, lastName');
 const userIdParams = z.object({ userId: uuidParam }).strict();
-type Pagination = z.infer<typeof paginationQuery>;
 
 const message = z.object({ message: z.string() });
 export const adminUserItem = z.object({
@@ -37,7 +36,7 @@ export interface AdminRouteDeps {
 export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
   const { admins } = deps;
   return [
-    {
+    defineRoute({
       method: 'post',
       path: '/login',
       access: 'public',
@@ -46,12 +45,12 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { body: adminLoginBody },
       response: { status: 200, schema: message.extend({ token: z.string() }) },
       handler: async (req, res) => {
-        const { email, password } = req.body as z.infer<typeof adminLoginBody>;
+        const { email, password } = req.body;
         const { token } = await admins.login(email, password);
         res.json({ message: 'Login successful', token });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/provision',
       access: 'admin',
@@ -59,20 +58,20 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { body: provisionBody },
       response: { status: 201, schema: message.extend({ adminId: z.uuid() }) },
       handler: async (req, res) => {
-        const { email, password } = req.body as z.infer<typeof provisionBody>;
+        const { email, password } = req.body;
         const { adminId } = await admins.provision(email, password);
         res.status(201).json({ message: 'Admin created successfully', adminId });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/users',
       access: 'admin',
       summary: 'List users (paginated; total in X-Total-Count)',
       request: { query: paginationQuery },
       response: { status: 200, schema: z.array(adminUserItem) },
-      handler: async (_req, res) => {
-        const { limit, offset } = validatedQuery<Pagination>(res);
+      handler: async (req, res) => {
+        const { limit, offset } = req.query;
         const { items, total } = await admins.listUsers(limit, offset);
         res.setHeader('X-Total-Count', String(total));
         res.json(
@@ -87,8 +86,8 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
           })),
         );
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'put',
       path: '/users/:userId',
       access: 'admin',
@@ -96,11 +95,11 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { params: userIdParams, body: updateUserBody },
       response: { status: 200, schema: message },
       handler: async (req, res) => {
-        await admins.updateUser(req.params.userId as string, req.body as z.infer<typeof updateUserBody>);
+        await admins.updateUser(req.params.userId, req.body);
         res.json({ message: 'User updated successfully' });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'delete',
       path: '/users/:userId',
       access: 'admin',
@@ -108,25 +107,25 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { params: userIdParams },
       response: { status: 200, schema: message },
       handler: async (req, res) => {
-        await admins.deleteUser(req.params.userId as string);
+        await admins.deleteUser(req.params.userId);
         res.json({ message: 'User deleted successfully' });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/transactions',
       access: 'admin',
       summary: "All users' transaction records, newest first, with the owner nested as `user`",
       request: { query: paginationQuery },
       response: { status: 200, schema: z.array(transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() })) },
-      handler: async (_req, res) => {
-        const { limit, offset } = validatedQuery<Pagination>(res);
+      handler: async (req, res) => {
+        const { limit, offset } = req.query;
         const { items, total } = await admins.allTransactions(limit, offset);
         res.setHeader('X-Total-Count', String(total));
         res.json(items.map(toAdminTransaction));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/users/:userId/transactions',
       access: 'admin',
@@ -134,13 +133,13 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { params: userIdParams, query: paginationQuery },
       response: { status: 200, schema: z.array(transactionRecordSchema) },
       handler: async (req, res) => {
-        const { limit, offset } = validatedQuery<Pagination>(res);
-        const { items, total } = await admins.userTransactions(req.params.userId as string, limit, offset);
+        const { limit, offset } = req.query;
+        const { items, total } = await admins.userTransactions(req.params.userId, limit, offset);
         res.setHeader('X-Total-Count', String(total));
         res.json(items.map(toTransactionRecord));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/users/:userId/wallet',
       access: 'admin',
@@ -149,8 +148,8 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       request: { params: userIdParams },
       response: { status: 200, schema: z.object({ ledgerPublicKey: z.string(), ledgerSecretKey: z.string() }) },
       handler: async (req, res) => {
-        res.json(await admins.userWallet(req.params.userId as string));
+        res.json(await admins.userWallet(req.params.userId));
       },
-    },
+    }),
   ];
 }

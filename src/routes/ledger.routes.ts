@@ -3,14 +3,14 @@ import { z } from 'zod';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
 import { isStellarPublicKey } from '../domain/stellar-keys';
-import { AppError, isAppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
+import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
 import { paginationQuery, uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
-import { validatedQuery } from '../middleware/validate';
 import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
 
@@ -18,7 +18,6 @@ const publicKeySchema = z.string().max(56).refine(isStellarPublicKey, 'must be a
 const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
 export const transferBody = z.object({ receiverPublicKey: publicKeySchema, amount: tokenAmountSchema }).strict();
 export const createAssetBody = z.object({ assetCode: z.string().min(1).max(12), amount: tokenAmountStringSchema }).strict();
-type Pagination = z.infer<typeof paginationQuery>;
 
 export const userBalanceSchema = z.object({ balances: z.array(z.object({ asset_type: z.string(), balance: z.string() })) });
 export const adminBalanceSchema = z.object({
@@ -34,7 +33,7 @@ export interface LedgerRouteDeps {
 export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
   const { ledger, tokenCode } = deps;
   return [
-    {
+    defineRoute({
       method: 'get',
       path: '/check-balance/:publicKey',
       access: 'any',
@@ -42,14 +41,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { params: publicKeyParams },
       response: { status: 200, schema: userBalanceSchema },
       handler: async (req, res) => {
-        const { ledger: ready, account } = await ledger.account(req.params.publicKey as string);
+        const { ledger: ready, account } = await ledger.account(req.params.publicKey);
         const balances = account.balances
           .filter((b) => b.assetType === 'native' || (b.assetCode === tokenCode && b.assetIssuer === ready.asset.getIssuer()))
           .map((b) => ({ asset_type: b.assetType, balance: b.balance }));
         res.json({ balances });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/transfer',
       access: 'user',
@@ -57,21 +56,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { body: transferBody },
       after: [idempotent(deps.idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
+      // The spec's one plain-text error: the receiver does not exist on the ledger.
+      errors: { plainText: [RECEIVER_NOT_FOUND] },
       handler: async (req, res) => {
-        const { receiverPublicKey, amount } = req.body as z.infer<typeof transferBody>;
-        try {
-          sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
-        } catch (err) {
-          // The spec's one plain-text error: the receiver does not exist on the ledger.
-          if (isAppError(err) && err.reason === RECEIVER_NOT_FOUND) {
-            res.status(400).type('text/plain').send(err.message);
-            return;
-          }
-          throw err;
-        }
+        const { receiverPublicKey, amount } = req.body;
+        sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/transactions/:userId',
       access: 'user',
@@ -80,13 +72,13 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       response: { status: 200, schema: z.array(transactionRecordSchema) },
       handler: async (req, res) => {
         if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
-        const { limit, offset } = validatedQuery<Pagination>(res);
+        const { limit, offset } = req.query;
         const { items, total } = await ledger.listForUser(req.params.userId, limit, offset);
         res.setHeader('X-Total-Count', String(total));
         res.json(items.map(toTransactionRecord));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/create-asset',
       access: 'admin',
@@ -94,14 +86,14 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { body: createAssetBody },
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
-        const { assetCode, amount } = req.body as z.infer<typeof createAssetBody>;
+        const { assetCode, amount } = req.body;
         const { entry, state } = await ledger.createAsset(assetCode, amount);
         const hash = entry.ledgerTransactionId;
         if (state === 'confirmed') res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
         else res.status(202).type('text/plain').send(`Issuing ${formatStroops(amount)} ${assetCode}: submitted, outcome not known yet (transaction ${hash})`);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/check-admin-balance/:publicKey',
       access: 'admin',
@@ -109,7 +101,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       request: { params: publicKeyParams },
       response: { status: 200, schema: adminBalanceSchema },
       handler: async (req, res) => {
-        const { account } = await ledger.account(req.params.publicKey as string);
+        const { account } = await ledger.account(req.params.publicKey);
         res.json({
           balances: account.balances.map((b) =>
             b.assetType === 'native'
@@ -118,7 +110,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
           ),
         });
       },
-    },
+    }),
   ];
 }
 

@@ -4,7 +4,7 @@ import type { IdempotencyRepository } from '../db/repositories/idempotency.repos
 import { formatStroops } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import { nairaAmountSchema, tokenAmountSchema } from '../http/amount-schemas';
-import { uuidParam } from '../http/schemas';
+import { paymentReferenceSchema, uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { isValidPaystackSignature } from '../security/paystack-signature';
@@ -12,16 +12,14 @@ import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
 import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
-import { paymentAlreadyProcessedPage, paymentErrorPage, paymentSuccessPage } from '../views/payment-pages';
+import { callbackFailurePage, callbackPage, callbackReference, NO_REFERENCE } from './callback-pages';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 import type { RateLimits } from '../middleware/rate-limit';
 
 export const intentBody = z.object({ amount: nairaAmountSchema }).strict();
 export const verifyBody = z.object({ reference: z.string().trim().min(1).max(100) }).strict();
 export const mintBody = z.object({ userId: uuidParam, amount: tokenAmountSchema }).strict();
-/** References are the service's own (`wlt-<uuid>`) or Paystack's alphabet: nothing else reaches the database. */
-const referenceText = z.string().regex(/^[A-Za-z0-9_.=-]{1,100}$/);
-const callbackQuery = z.object({ reference: referenceText.optional(), trxref: referenceText.optional() });
 
 export interface PaymentRouteDeps {
   payments: PaymentService;
@@ -33,12 +31,11 @@ export interface PaymentRouteDeps {
 
 /** kobo as the JSON number of Naira the spec answers with (exact for any realistic amount). */
 const nairaNumber = (kobo: bigint) => Number(`${kobo / 100n}.${(kobo % 100n).toString().padStart(2, '0')}`);
-const nairaText = (kobo: bigint) => `${kobo / 100n}.${(kobo % 100n).toString().padStart(2, '0')}`;
 
 export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
   const { payments, ledger } = deps;
   return [
-    {
+    defineRoute({
       method: 'post',
       path: '/create-payment-intent',
       access: 'user',
@@ -46,11 +43,11 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       request: { body: intentBody },
       response: { status: 200, schema: z.object({ authorization_url: z.string(), access_code: z.string(), reference: z.string() }).passthrough() },
       handler: async (req, res) => {
-        const { amount } = req.body as z.infer<typeof intentBody>;
+        const { amount } = req.body;
         res.json(await payments.createIntent(principalOf(res).id, amount));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/verify-payment',
       access: 'any',
@@ -58,7 +55,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       request: { body: verifyBody },
       response: { status: 200, schema: z.object({ success: z.boolean(), amount: z.number().optional(), userId: z.string().optional(), message: z.string().optional() }) },
       handler: async (req, res) => {
-        const { reference } = req.body as z.infer<typeof verifyBody>;
+        const { reference } = req.body;
         const principal = principalOf(res);
         const payment = await payments.find(reference);
         // A user may verify only their own payments; someone else's reference looks unknown.
@@ -68,8 +65,8 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
         const outcome = await payments.settle(reference);
         sendVerifyAnswer(res, outcome);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/mint-tokens',
       access: 'admin',
@@ -78,11 +75,11 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       after: [idempotent(deps.idempotency, 'payments.mint', async (entryId, _req, res) => sendMint(res, await ledger.writeOf(entryId), deps.tokenCode))],
       response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
-        const { userId, amount } = req.body as z.infer<typeof mintBody>;
+        const { userId, amount } = req.body;
         sendMint(res, await ledger.mintToUser(userId, amount, idempotencyOf(res)), deps.tokenCode);
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/callback',
       access: 'public',
@@ -90,32 +87,17 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       // Public and it calls the provider: limited per IP like the credential routes.
       before: [deps.rateLimits.callback()],
       response: { status: 200, contentType: 'text/html' },
+      // A browser lands here: every failure is a page too, never the group's JSON.
+      errors: { page: callbackFailurePage },
       handler: async (req, res) => {
         res.setHeader('Cache-Control', 'no-store');
-        const query = callbackQuery.safeParse(req.query);
-        const reference = query.success ? (query.data.reference ?? query.data.trxref) : undefined;
-        if (!reference) {
-          res.status(400).type('html').send(paymentErrorPage({ message: 'The payment reference is missing or malformed.' }));
-          return;
-        }
-        try {
-          const outcome = await payments.settle(reference);
-          const page = await callbackPage(outcome, reference, deps);
-          res.status(page.status).type('html').send(page.html);
-        } catch (err) {
-          if (!(err instanceof AppError && err.isOperational)) req.log?.error({ err }, 'callback failed');
-          const unreachable = err instanceof AppError && err.code === 'UPSTREAM_UNAVAILABLE';
-          const message = unreachable
-            ? 'The payment provider could not be reached. Reload this page in a moment.'
-            : 'The payment could not be verified. Reload this page in a moment.';
-          // An unreachable provider is 503 with Retry-After, as on verify-payment and every other route
-          // (it was 502 here, telling clients and monitors the provider had answered something broken).
-          if (unreachable) res.setHeader('Retry-After', '5');
-          const status = unreachable ? 503 : err instanceof AppError && err.isOperational ? 502 : 500;
-          res.status(status).type('html').send(paymentErrorPage({ reference, message }));
-        }
+        const reference = callbackReference(req.query);
+        if (!reference) throw new AppError('VALIDATION', 'The payment reference is missing or malformed.').because(NO_REFERENCE);
+        const outcome = await payments.settle(reference);
+        const page = await callbackPage(outcome, reference, deps);
+        res.status(page.status).type('html').send(page.html);
       },
-    },
+    }),
   ];
 }
 
@@ -155,39 +137,6 @@ function sendVerifyAnswer(res: express.Response, outcome: SettleOutcome): void {
   }
 }
 
-async function callbackPage(outcome: SettleOutcome, reference: string, deps: PaymentRouteDeps): Promise<{ status: number; html: string }> {
-  switch (outcome.kind) {
-    case 'minted':
-    case 'verified': {
-      const balance = outcome.kind === 'minted' ? await tokenBalance(deps.ledger, outcome.payment.destinationPublicKey!) : undefined;
-      return {
-        status: 200,
-        html: paymentSuccessPage({
-          reference,
-          amountNaira: nairaText(outcome.amountKobo),
-          tokensMinted: formatStroops(outcome.payment.tokensStroops!),
-          tokenCode: deps.tokenCode,
-          balance,
-        }),
-      };
-    }
-    case 'already_processed':
-      return { status: 200, html: paymentAlreadyProcessedPage({ reference }) };
-    case 'mint_failed':
-      return { status: 200, html: paymentErrorPage({ reference, message: 'The payment was received, but its tokens could not be minted. Contact support with this reference.' }) };
-    case 'not_paid':
-      return { status: 200, html: paymentErrorPage({ reference, message: `The payment was not completed (status: ${outcome.status}).` }) };
-    case 'mismatch':
-      return { status: 200, html: paymentErrorPage({ reference, message: 'The paid amount does not match the payment.' }) };
-    case 'unknown':
-      return { status: 404, html: paymentErrorPage({ reference, message: 'This payment reference is unknown.' }) };
-  }
-}
-
-async function tokenBalance(ledger: LedgerService, publicKey: string): Promise<string | undefined> {
-  return ledger.tokenBalance(publicKey).catch(() => undefined);
-}
-
 /**
  * POST /api/payments/webhook (CONTRACT 8): Paystack's signed charge.success. Mounted before the
  * JSON parser because the signature covers the exact raw bytes. The event is stored before the
@@ -203,7 +152,7 @@ export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secret
       return;
     }
     const event = z
-      .object({ event: z.string().max(100), data: z.looseObject({ reference: referenceText }) })
+      .object({ event: z.string().max(100), data: z.looseObject({ reference: paymentReferenceSchema }) })
       .safeParse(safeJson(raw));
     if (!event.success) {
       res.status(400).json({ success: false, message: 'Unreadable event' });

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
+import type { RouteErrors } from '../http/route-errors';
 import type { Role } from '../security/tokens';
 import { validate, type RequestSchemas } from '../middleware/validate';
 
@@ -9,6 +10,7 @@ export type Access = 'public' | Role | 'any';
 /**
  * One row of a route table: what the route is, who may call it, what it accepts and answers.
  * The same rows mount the routers, drive the auth matrix test and produce the OpenAPI document.
+ * Rows are written with defineRoute (./define-route.ts), which types the handler's input.
  */
 export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -18,12 +20,21 @@ export interface RouteDef {
   request?: RequestSchemas;
   /** Documented success answer (status and zod schema of the body; omitted for non-JSON bodies). */
   response?: { status: number; schema?: z.ZodType; contentType?: string };
+  /** Where the route's failures differ from its group's JSON error body (the spec's exceptions). */
+  errors?: RouteErrors;
   /** Extra middleware run after auth and before validation (rate limits, HTTPS guards). */
   before?: RequestHandler[];
   /** Middleware run after validation, right before the handler (idempotency keys). */
   after?: RequestHandler[];
-  handler: RequestHandler;
+  handler: RouteHandler;
 }
+
+/**
+ * A handler as a table row holds it. Each row's handler reads input typed by the row's own
+ * schemas (defineRoute), which a table of many rows cannot name: input typed `never` is what every
+ * such handler accepts, so any of them fits here without a cast, and the router takes it as is.
+ */
+export type RouteHandler = RequestHandler<never, unknown, never, never>;
 
 export interface RouteGuards {
   requireRole(...roles: Role[]): RequestHandler;
@@ -31,12 +42,24 @@ export interface RouteGuards {
 
 export function buildRouter(routes: RouteDef[], guards: RouteGuards): Router {
   const router = Router();
-  for (const route of routes) {
-    const chain: RequestHandler[] = [...(route.before ?? [])];
-    if (route.access !== 'public') chain.unshift(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
-    if (route.request) chain.push(validate(route.request));
-    chain.push(...(route.after ?? []));
-    router[route.method](route.path, ...chain, route.handler);
-  }
+  for (const route of routes) router[route.method](route.path, ...middlewareOf(route, guards), route.handler);
   return router;
+}
+
+/** What runs before a route's handler, in order: its error answers, auth, `before`, validation, `after`. */
+function middlewareOf(route: RouteDef, guards: RouteGuards): RequestHandler[] {
+  const chain: RequestHandler[] = [];
+  const { errors } = route;
+  if (errors) {
+    // First, so that every failure of the route (a refused token, a rate limit) is answered its way.
+    chain.push((_req, res, next) => {
+      res.locals.routeErrors = errors;
+      next();
+    });
+  }
+  if (route.access !== 'public') chain.push(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
+  chain.push(...(route.before ?? []));
+  if (route.request) chain.push(validate(route.request));
+  chain.push(...(route.after ?? []));
+  return chain;
 }

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { isAppError } from '../errors/app-error';
 import { principalOf } from '../middleware/auth';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import { emailSchema, nameSchema, passwordSchema, usernameSchema } from '../http/schemas';
 import type { PasswordResetService } from '../services/password-reset.service';
 import type { UserService } from '../services/user.service';
+import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 
 export const signupBody = z
@@ -34,7 +34,7 @@ export interface UsersRouteDeps {
 export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
   const { users, resets } = deps;
   return [
-    {
+    defineRoute({
       method: 'post',
       path: '/signup',
       access: 'public',
@@ -42,18 +42,14 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       before: [deps.rateLimits.auth('users.signup')],
       request: { body: signupBody },
       response: { status: 201, schema: message.extend({ userId: z.uuid() }) },
+      // The spec documents a duplicate signup as 400, not 409.
+      errors: { status: { CONFLICT: 400 } },
       handler: async (req, res) => {
-        try {
-          const { userId } = await users.signup(req.body as z.infer<typeof signupBody>);
-          res.status(201).json({ message: 'User registered successfully', userId });
-        } catch (err) {
-          // The spec documents a duplicate signup as 400, not 409.
-          if (isAppError(err, 'CONFLICT')) throw err.withStatus(400);
-          throw err;
-        }
+        const { userId } = await users.signup(req.body);
+        res.status(201).json({ message: 'User registered successfully', userId });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/login',
       access: 'public',
@@ -62,12 +58,12 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       request: { body: loginBody },
       response: { status: 200, schema: message.extend({ token: z.string(), profile: profileSchema }) },
       handler: async (req, res) => {
-        const { identifier, password } = req.body as z.infer<typeof loginBody>;
+        const { identifier, password } = req.body;
         const { token, profile } = await users.login(identifier, password);
         res.json({ message: 'Login successful', token, profile });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'get',
       path: '/profile',
       access: 'user',
@@ -77,8 +73,8 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       handler: async (_req, res) => {
         res.json(await users.profileWithSecret(principalOf(res).id));
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/send-reset-password-email',
       access: 'public',
@@ -87,11 +83,11 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       request: { body: resetEmailBody },
       response: { status: 200, schema: message },
       handler: async (req, res) => {
-        await resets.requestReset((req.body as z.infer<typeof resetEmailBody>).email);
+        await resets.requestReset(req.body.email);
         res.json({ message: 'If an account exists for that email, a password reset link has been sent' });
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'post',
       path: '/reset-password',
       access: 'public',
@@ -100,10 +96,10 @@ export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
       request: { body: resetPasswordBody },
       response: { status: 200, schema: message },
       handler: async (req, res) => {
-        const { token, newPassword } = req.body as z.infer<typeof resetPasswordBody>;
+        const { token, newPassword } = req.body;
         await resets.resetPassword(token, newPassword);
         res.json({ message: 'Password has been reset successfully' });
       },
-    },
+    }),
   ];
 }

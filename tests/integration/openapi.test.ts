@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Response } from 'supertest';
-import { errorBody, groupOf } from '../../src/http/error-shapes';
+import { errorBody, errorShapeOf } from '../../src/http/error-shapes';
 import { buildOpenApiDocument, fullPathOf, toOpenApiPath, type OpenApiDocument } from '../../src/http/openapi';
 import { COLLECTION_FILE, ENVIRONMENT_FILE, postmanFiles } from '../../src/http/openapi/postman';
 import { ROUTE_NOTES, routeKey } from '../../src/http/openapi/route-notes';
@@ -144,7 +144,7 @@ function refsIn(value: unknown): string[] {
 }
 
 const SERVICE_OPERATIONS = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'POST /api/payments/webhook'];
-const ERROR_COMPONENT = { users: 'ErrorBody', ledger: 'ErrorBody', admin: 'AdminErrorBody', payments: 'PaymentsErrorBody' } as const;
+const ERROR_COMPONENT = { error: 'ErrorBody', message: 'AdminErrorBody', payments: 'PaymentsErrorBody' } as const;
 
 // ---- the app under test ----
 
@@ -265,9 +265,9 @@ describe('the OpenAPI document', () => {
   });
 
   it("documents each group's own error body for 400/401/403/404/409/413/429/503, and the transfer's plain-text 400", () => {
-    for (const { route, fullPath, op } of tableRoutes()) {
+    for (const { base, route, fullPath, op } of tableRoutes()) {
       const where = `${route.method.toUpperCase()} ${fullPath}`;
-      const group = groupOf(fullPath) as keyof typeof ERROR_COMPONENT;
+      const shape = errorShapeOf(base);
       const statuses = Object.keys(op!.responses).map(Number);
       if (route.access !== 'public') expect({ where, has401: statuses.includes(401) }).toEqual({ where, has401: true });
       if (route.access === 'user' || route.access === 'admin') expect({ where, has403: statuses.includes(403) }).toEqual({ where, has403: true });
@@ -282,15 +282,15 @@ describe('the OpenAPI document', () => {
         expect({ where, status, schema: content['application/json']?.schema }).toEqual({
           where,
           status,
-          schema: { $ref: `#/components/schemas/${ERROR_COMPONENT[group]}` },
+          schema: { $ref: `#/components/schemas/${ERROR_COMPONENT[shape]}` },
         });
       }
     }
     // The schemas accept exactly what the error handler writes for each group.
-    for (const group of ['users', 'admin', 'ledger', 'payments'] as const) {
-      const schema = { $ref: `#/components/schemas/${ERROR_COMPONENT[group]}` };
-      expect(violations(doc, schema, errorBody(group, 'Invalid request', [{ path: 'body.email', message: 'bad' }]))).toEqual([]);
-      expect(violations(doc, schema, errorBody(group, 'Not found'))).toEqual([]);
+    for (const shape of ['error', 'message', 'payments'] as const) {
+      const schema = { $ref: `#/components/schemas/${ERROR_COMPONENT[shape]}` };
+      expect(violations(doc, schema, errorBody(shape, 'Invalid request', [{ path: 'body.email', message: 'bad' }]))).toEqual([]);
+      expect(violations(doc, schema, errorBody(shape, 'Not found'))).toEqual([]);
     }
     const rateLimited = ['/api/users/signup', '/api/users/login', '/api/users/send-reset-password-email', '/api/users/reset-password', '/api/admin/login'];
     for (const p of rateLimited) expect(doc.paths[p]!.post!.responses['429']).toBeDefined();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBody, type RouteGroup } from '../error-shapes';
+import { errorBody, type ErrorShape } from '../error-shapes';
 
 /** The error bodies of CONTRACT 4, one per route group, as errorBody() writes them. */
 const details = z
@@ -12,14 +12,14 @@ export const paymentsErrorSchema = z
   .object({ success: z.literal(false), message: z.string(), details: details.optional() })
   .meta({ id: 'PaymentsErrorBody', description: 'Error body of /api/payments' });
 
-/** The schema of a group's error body (each is a named component of the document). */
-export function errorSchemaOf(group: RouteGroup): z.ZodType {
-  switch (group) {
-    case 'admin':
+/** The schema of an error shape (each is a named component of the document). */
+export function errorSchemaOf(shape: ErrorShape): z.ZodType {
+  switch (shape) {
+    case 'message':
       return adminErrorSchema;
     case 'payments':
       return paymentsErrorSchema;
-    default:
+    case 'error':
       return errorSchema;
   }
 }
@@ -44,7 +44,7 @@ export const GENERIC_MESSAGE: Record<number, string> = {
   413: 'Request body too large',
 };
 
-/** An error body exactly as the error handler would send it for this group. */
-export function exampleErrorBody(group: RouteGroup, message: string, withDetails?: { path: string; message: string }): Record<string, unknown> {
-  return errorBody(group, message, withDetails ? [withDetails] : undefined);
+/** An error body exactly as the error handler would send it in this shape. */
+export function exampleErrorBody(shape: ErrorShape, message: string, withDetails?: { path: string; message: string }): Record<string, unknown> {
+  return errorBody(shape, message, withDetails ? [withDetails] : undefined);
 }

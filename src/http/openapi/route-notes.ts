@@ -25,9 +25,7 @@ export interface RouteNotes {
   description?: string;
   /** Query parameters the handler parses itself (so the table declares no query schema). */
   query?: z.ZodObject;
-  /** Failures answer an HTML page instead of the group's JSON body. */
-  htmlErrors?: boolean;
-  /** The spec's one plain-text failure (400 when the receiver does not exist on the ledger). */
+  /** Example of the route's plain-text 400 (the route declares which failures: RouteDef.errors.plainText). */
   plainText400?: string;
 }
 
@@ -215,7 +213,6 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     }),
     response: '<!doctype html><html lang="en"><head><title>Payment successful</title></head><body>…</body></html>',
     description: "The provider redirects the buyer's browser here; the page shows success, error or already processed. Failures are HTML pages too.",
-    htmlErrors: true,
     errors: {
       400: ['The payment reference is missing.'],
       404: ['This payment reference is unknown.'],
