@@ -228,7 +228,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   });
   const ledger = new LedgerService(journal, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
-    new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey }),
+    new PaystackClient({ baseUrl: paystack.baseUrl, secretKey: paystack.secretKey, timeoutMs: config.payments.paystackTimeoutMs }),
     paymentRepo,
     userRepo,
     walletRepo,

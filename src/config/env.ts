@@ -39,6 +39,7 @@ const envSchema = z.object({
   TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
   PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
+  PAYSTACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Wallet <no-reply@localhost>'),
   ADMIN_EMAIL: z.email().optional(),
@@ -152,7 +153,13 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
   mailRetryBaseMs: number;
-  payments: { paystackSecretKey: string | undefined; paystackBaseUrl: string; tokensPerNaira: string };
+  payments: {
+    paystackSecretKey: string | undefined;
+    paystackBaseUrl: string;
+    /** Whole-request deadline of a call to the provider (initialize, verify), connection to last byte. */
+    paystackTimeoutMs: number;
+    tokensPerNaira: string;
+  };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
@@ -223,6 +230,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     payments: {
       paystackSecretKey: env.PAYSTACK_SECRET_KEY,
       paystackBaseUrl: env.PAYSTACK_BASE_URL.replace(/\/+$/, ''),
+      paystackTimeoutMs: env.PAYSTACK_TIMEOUT_MS,
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
