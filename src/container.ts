@@ -202,6 +202,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       settleAttempts: 6,
       settleBaseDelayMs: timing.settleBaseDelayMs,
       recheckMs: timing.recheckMs,
+      retryBaseMs: timing.retryBaseMs,
     },
     fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: 2000, bumpAfterLedgers: timing.bumpAfterLedgers },
     onResult: (code) => {

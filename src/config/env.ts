@@ -53,6 +53,7 @@ const envSchema = z.object({
   LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  LEDGER_RETRY_BASE_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   LEDGER_FEE_PERCENTILE: z.enum(['10', '20', '30', '40', '50', '60', '70', '80', '90', '95', '99'], 'must be one of Horizon\'s fee_stats percentiles: 10, 20, ... 90, 95, 99').default('90'),
   MAX_FEE_STROOPS: z.coerce.number().int().min(100, 'must be at least the base fee, 100').max(100_000_000).default(10_000),
   LEDGER_BUMP_AFTER_LEDGERS: z.coerce.number().int().min(1).max(1000).default(3),
@@ -140,6 +141,12 @@ export interface Config {
     txTimeoutSeconds: number;
     settleBaseDelayMs: number;
     recheckMs: number;
+    /**
+     * First pause before a transaction is built and sent again after the ledger could not be
+     * reached or refused it; doubles per round up to 20 times this, 6 rounds, then the request
+     * answers 503 (or the entry waits for the reconciler).
+     */
+    retryBaseMs: number;
     reconcileIntervalMs: number;
     /** fee_stats percentile bid per operation, its cap (stroops per operation), ledgers before a waiting envelope's bid is raised. */
     feePercentile: number;
@@ -220,6 +227,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       txTimeoutSeconds: env.LEDGER_TX_TIMEOUT_SECONDS,
       settleBaseDelayMs: env.LEDGER_SETTLE_BASE_MS,
       recheckMs: env.LEDGER_RECHECK_MS,
+      retryBaseMs: env.LEDGER_RETRY_BASE_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
       feePercentile: Number(env.LEDGER_FEE_PERCENTILE),
       maxFeeStroops: BigInt(env.MAX_FEE_STROOPS),

@@ -51,6 +51,8 @@ export interface AccountSubmitterOptions {
   txTimeoutSeconds: number;
   /** How long this process owns a new envelope before the reconciler may look at it. */
   leaseMs: number;
+  /** First pause before a batch's next round (doubles per round, at most 20 times this); default 100 ms. */
+  retryBaseMs?: number;
 }
 
 interface QueuedJob {
@@ -177,7 +179,7 @@ export class AccountSubmitter {
     let pending = initial;
     let lastError: Error = new LedgerUnavailableError();
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
-      if (round > 0) await backoff(round);
+      if (round > 0) await backoff(round, this.options.retryBaseMs ?? 100);
       let tx: FeeBumpTransaction;
       try {
         tx = await this.build(lane, pending);
@@ -309,7 +311,7 @@ export class AccountSubmitter {
   }
 }
 
-function backoff(round: number): Promise<void> {
-  const base = Math.min(2000, 100 * 2 ** round);
+function backoff(round: number, baseMs: number): Promise<void> {
+  const base = Math.min(20 * baseMs, baseMs * 2 ** round);
   return new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * (base / 2)));
 }
