@@ -1,9 +1,9 @@
 import { Account, Asset, Horizon, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
-import { eventually, paidIntent, paymentBecomes, supplyTokens } from '../helpers/payment-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
+import { paidIntent, paymentBecomes, supplyTokens } from '../helpers/payment-fixtures';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 // Issue 14: when more operations compete for a ledger than it holds, Stellar includes the highest
 // bids and lets the rest wait. Here a competing load keeps every ledger full at 1,000 stroops per
@@ -16,34 +16,23 @@ jest.setTimeout(120_000);
 const LEDGER_OPS = 12;
 const COMPETING_BID = 1000;
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
+const { ledger, app } = withSandboxes({
+  ledger: { ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS },
+  app: {
+    env: {
+      LEDGER_CHANNELS: '2',
+      LEDGER_BUMP_AFTER_LEDGERS: '2',
+      LEDGER_SETTLE_BASE_MS: '100',
+      LEDGER_RECHECK_MS: '300',
+      RECONCILE_INTERVAL_MS: '300',
+      MAX_FEE_STROOPS: '100000',
+    },
+  },
+});
 let horizon: Horizon.Server;
 
-beforeAll(async () => {
-  ledger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS });
-  provider = await startPaystackSandbox();
+beforeAll(() => {
   horizon = new Horizon.Server(ledger.url, { allowHttp: true });
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
-  app = await startTestApp({
-    ...ledger.env,
-    ...provider.env,
-    LEDGER_CHANNELS: '2',
-    LEDGER_BUMP_AFTER_LEDGERS: '2',
-    LEDGER_SETTLE_BASE_MS: '100',
-    LEDGER_RECHECK_MS: '300',
-    RECONCILE_INTERVAL_MS: '300',
-    MAX_FEE_STROOPS: '100000',
-  });
-});
-afterEach(async () => {
-  await app.close();
 });
 
 /**
@@ -90,11 +79,16 @@ async function feeStats() {
 
 /** A transfer retried with its key until it is final, as a phone would. */
 async function transferUntilFinal(from: CreatedUser, to: string, amount: number, key: string): Promise<number> {
-  for (;;) {
-    const res = await app.http.post('/api/ledger/transfer').set(bearer(from.token)).set('Idempotency-Key', key).send({ receiverPublicKey: to, amount });
-    if (res.status !== 202 && res.status !== 503) return res.status;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const final = await eventually(
+    async () => {
+      const res = await app.http.post('/api/ledger/transfer').set(bearer(from.token)).set('Idempotency-Key', key).send({ receiverPublicKey: to, amount });
+      return res.status === 202 || res.status === 503 ? undefined : res;
+    },
+    `transfer ${key} to be final`,
+    100_000,
+    500,
+  );
+  return final.status;
 }
 
 describe('surge pricing', () => {

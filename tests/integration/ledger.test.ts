@@ -1,27 +1,9 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
-  app = await startTestApp({ ...ledger.env, ...provider.env });
-});
-afterEach(async () => {
-  await app.close();
-});
+const { ledger, app } = withSandboxes();
 
 describe('wallet activation at signup', () => {
   it('creates the account on the ledger with no XLM of its own (reserves sponsored) and the token trustline', async () => {

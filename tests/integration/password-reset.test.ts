@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
 import fs from 'node:fs';
 import path from 'node:path';
+import { eventually } from '../helpers/eventually';
 import { createUser } from '../helpers/factories';
-import { until } from '../helpers/hardening';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
 
@@ -140,7 +140,7 @@ describe('development outbox', () => {
     await app.http.post('/api/users/send-reset-password-email').send({ email: user.email }).expect(200);
     const outbox = path.join(app.dataDir, 'outbox');
     // The mail worker writes it just after the answer.
-    const files = await until(async () => (fs.existsSync(outbox) && fs.readdirSync(outbox).length > 0 ? fs.readdirSync(outbox) : undefined), 'the .eml file');
+    const files = await eventually(async () => (fs.existsSync(outbox) && fs.readdirSync(outbox).length > 0 ? fs.readdirSync(outbox) : undefined), 'the .eml file');
     expect(files).toHaveLength(1);
     const eml = fs.readFileSync(path.join(outbox, files[0]!), 'utf8');
     expect(eml).toContain('Subject: Reset your wallet password');

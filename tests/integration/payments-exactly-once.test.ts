@@ -1,44 +1,17 @@
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import {
-  allEnvelopes,
-  chargeSuccess,
-  crashAroundSending,
-  expireLeases,
-  eventually,
-  mintRecords,
-  paidIntent,
-  paymentBecomes,
-  paymentRow,
-  postWebhook,
-  signedEvent,
-  startPaymentsApp,
-  supplyTokens,
-} from '../helpers/payment-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { testDatabase, type TestApp } from '../helpers/test-app';
+import { eventually } from '../helpers/eventually';
+import { allEnvelopes, crashAroundSending, expireLeases } from '../helpers/journal-fixtures';
+import { chargeSuccess, mintRecords, paidIntent, paymentBecomes, paymentRow, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
+import { startAppKeepingData, testDatabase } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-  env = { ...ledger.env, ...provider.env };
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
+const { ledger, provider, app, startApp } = withSandboxes();
 beforeEach(async () => {
-  app = await startPaymentsApp(env);
   await supplyTokens(app);
 });
-afterEach(async () => {
+afterEach(() => {
   jest.restoreAllMocks();
-  await app.close();
 });
 
 const verify = (user: CreatedUser, reference: string) =>
@@ -85,7 +58,7 @@ describe('one reference, many settlers', () => {
   it('mints exactly once when two processes on one database verify the same reference at once', async () => {
     const user = await createUser(app);
     const intent = await paidIntent(app, user, 500);
-    const secondProcess = await startPaymentsApp(env, { reset: false });
+    const secondProcess = await startAppKeepingData({ ...ledger.env, ...provider.env });
     try {
       const answers = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
@@ -178,7 +151,7 @@ describe('crash windows finished by the reconciler', () => {
     await app.close();
     await expireLeases(await testDatabase());
 
-    app = await startPaymentsApp(env, { reset: false });
+    await startApp({}, { reset: false });
     app.container.start();
 
     await paymentBecomes(app, reference, 'minted');
@@ -212,6 +185,9 @@ describe('crash windows finished by the reconciler', () => {
   });
 
   it('mints a payment consumed but never signed once its lease passed, and not before', async () => {
+    // verify-payment waits for a mint that never starts: a short wait, not the default 10 s.
+    await startApp({}, { mintWaitMs: 300 });
+    await supplyTokens(app);
     const user = await createUser(app);
     const intent = await paidIntent(app, user, 300);
     // The process dies after committing the entry and before signing any envelope for it.
