@@ -56,7 +56,7 @@ describe('PaystackClient against the Paystack sandbox', () => {
     // Pay as a browser would: open the checkout page and submit its Pay form.
     const checkout = await axios.get<string>(initialized.authorization_url, { responseType: 'text' });
     const payAction = /<form method="post" action="([^"]+\/pay)">/.exec(checkout.data)?.[1];
-    expect(payAction).toBeDefined();
+    expect(payAction).toBe(`${new URL(initialized.authorization_url).pathname}/pay`);
     const paid = await running.http.post(`${running.origin}${payAction!}`);
     expect(paid.status).toBe(303);
     expect(paid.headers.location).toBe(`${CALLBACK_URL}?trxref=${input.reference}&reference=${input.reference}`);
