@@ -13,7 +13,6 @@ export interface ReceivedRequest {
 
 export interface FakeServer {
   url: string;
-  port: number;
   /** Every request received, in order. */
   requests: ReceivedRequest[];
   /**
@@ -63,7 +62,6 @@ export async function startFakeServer(behaviour: Behaviour): Promise<FakeServer>
   const port = await open(0);
   return {
     url: `http://127.0.0.1:${port}`,
-    port,
     requests,
     async behave(next) {
       await shut();

@@ -25,12 +25,12 @@ export interface Sandboxes {
   ledger: RunningLedger;
   /** The payment provider sandbox, one for the file. */
   provider: RunningProvider;
-  /** This test's app: built before it on a reset database, closed after it (the file's, with scope 'file'). */
+  /** This test's app, built before it on a reset database and closed after it (with scope 'file': the file's). */
   app: TestApp;
   /**
-   * Starts this test's app with `env` on top of the file's, closing the one before it: a file
-   * without an app per test starts its own, and a test can restart the service with other
-   * settings (`{ reset: false }` keeps the data it left). Closed after the test (the file, with scope 'file').
+   * Starts the app with `env` on top of the file's, closing the one before it: a file without an
+   * app per test starts its own, and a test can restart the service with other settings
+   * (`{ reset: false }` keeps the data it left). Closed like the app it replaces.
    */
   startApp(env?: Record<string, string>, options?: TestAppOptions): Promise<TestApp>;
 }
