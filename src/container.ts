@@ -184,6 +184,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       settleAttempts: 6,
       settleBaseDelayMs: timing.settleBaseDelayMs,
       recheckMs: timing.recheckMs,
+      retryBaseMs: timing.retryBaseMs,
     },
     fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: timing.feeStatsCacheMs, bumpAfterLedgers: timing.bumpAfterLedgers },
     onResult: (code) => {
@@ -211,7 +212,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   });
   const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
   const payments = new PaymentService(
-    new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey }),
+    new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs }),
     paymentRepo,
     userRepo,
     walletRepo,

@@ -41,6 +41,7 @@ const envSchema = z.object({
   TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
   PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
+  PAYSTACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Wallet <no-reply@localhost>'),
   ADMIN_EMAIL: z.email().optional(),
@@ -54,6 +55,7 @@ const envSchema = z.object({
   LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
   LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  LEDGER_RETRY_BASE_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   LEDGER_FEE_PERCENTILE: z.enum(['10', '20', '30', '40', '50', '60', '70', '80', '90', '95', '99'], 'must be one of Horizon\'s fee_stats percentiles: 10, 20, ... 90, 95, 99').default('90'),
   MAX_FEE_STROOPS: z.coerce.number().int().min(100, 'must be at least the base fee, 100').max(100_000_000).default(10_000),
   LEDGER_BUMP_AFTER_LEDGERS: z.coerce.number().int().min(1).max(1000).default(3),
@@ -139,6 +141,12 @@ export interface Config {
     txTimeoutSeconds: number;
     settleBaseDelayMs: number;
     recheckMs: number;
+    /**
+     * First pause before a transaction is built and sent again after the ledger could not be
+     * reached or refused it; doubles per round up to 20 times this, 6 rounds, then the request
+     * answers 503 (or the entry waits for the reconciler).
+     */
+    retryBaseMs: number;
     reconcileIntervalMs: number;
     /** fee_stats percentile bid per operation, its cap (stroops per operation), ledgers before a waiting envelope's bid is raised. */
     feePercentile: number;
@@ -154,7 +162,12 @@ export interface Config {
   webhookRetryBaseMs: number;
   /** First delay before a queued e-mail the mail server refused is tried again (doubles, up to 10 min). */
   mailRetryBaseMs: number;
-  payments: { provider: PaymentProviderEndpoint; tokensPerNaira: string };
+  payments: {
+    provider: PaymentProviderEndpoint;
+    /** Whole-request deadline of a call to the provider (initialize, verify), connection to last byte. */
+    paystackTimeoutMs: number;
+    tokensPerNaira: string;
+  };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
@@ -215,6 +228,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       txTimeoutSeconds: env.LEDGER_TX_TIMEOUT_SECONDS,
       settleBaseDelayMs: env.LEDGER_SETTLE_BASE_MS,
       recheckMs: env.LEDGER_RECHECK_MS,
+      retryBaseMs: env.LEDGER_RETRY_BASE_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
       feePercentile: Number(env.LEDGER_FEE_PERCENTILE),
       maxFeeStroops: BigInt(env.MAX_FEE_STROOPS),
@@ -225,6 +239,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     payments: {
       provider: paymentProviderEndpoint(env, jwtSecret, publicBaseUrl),
+      paystackTimeoutMs: env.PAYSTACK_TIMEOUT_MS,
       tokensPerNaira: env.TOKENS_PER_NAIRA,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,

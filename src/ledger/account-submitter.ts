@@ -55,6 +55,8 @@ export interface AccountSubmitterOptions {
   txTimeoutSeconds: number;
   /** How long this process owns a new envelope before the reconciler may look at it. */
   leaseMs: number;
+  /** First pause before a batch's next round (doubles per round, at most 20 times this); default 100 ms. */
+  retryBaseMs?: number;
 }
 
 interface QueuedJob {
@@ -185,7 +187,7 @@ export class AccountSubmitter {
     // Raised when a full queue refuses a bid (tx_insufficient_fee): recent charges lag behind a surge.
     let bidFloor: bigint | undefined;
     for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
-      if (round > 0) await backoff(round);
+      if (round > 0) await backoff(round, this.options.retryBaseMs ?? 100);
       let tx: FeeBumpTransaction;
       let bidLedger: number | undefined;
       try {
@@ -341,7 +343,7 @@ export class AccountSubmitter {
   }
 }
 
-function backoff(round: number): Promise<void> {
-  const base = Math.min(2000, 100 * 2 ** round);
+function backoff(round: number, baseMs: number): Promise<void> {
+  const base = Math.min(20 * baseMs, baseMs * 2 ** round);
   return new Promise((resolve) => setTimeout(resolve, base / 2 + Math.random() * (base / 2)));
 }

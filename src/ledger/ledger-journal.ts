@@ -60,6 +60,8 @@ export interface JournalTiming {
   settleBaseDelayMs: number;
   /** How soon the reconciler looks again at an envelope still open. */
   recheckMs: number;
+  /** First pause between a batch's rounds when the ledger could not be reached or refused it. */
+  retryBaseMs?: number;
 }
 
 export interface ReadyLedger {
@@ -475,6 +477,7 @@ export class LedgerJournal {
       logger: this.options.logger,
       txTimeoutSeconds: this.options.timing.txTimeoutSeconds,
       leaseMs: this.options.timing.leaseMs,
+      retryBaseMs: this.options.timing.retryBaseMs,
     });
   }
 }

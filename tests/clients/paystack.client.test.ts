@@ -1,15 +1,8 @@
 import axios from 'axios';
-import http from 'node:http';
 import { PaystackClient } from '../../src/clients/paystack.client';
 import { AppError, type ErrorCode } from '../../src/errors/app-error';
-import {
-  closeServer,
-  listenOnEphemeralPort,
-  SECRET_KEY,
-  startSandbox,
-  uniqueReference,
-  type RunningSandbox,
-} from '../sandbox/paystack/sandbox-harness';
+import { answer, hang, startFakeServer, type FakeServer } from '../helpers/fake-server';
+import { SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '../sandbox/paystack/sandbox-harness';
 
 const CALLBACK_URL = 'http://merchant.test/api/payments/callback';
 
@@ -25,29 +18,6 @@ async function expectAppError(promise: Promise<unknown>, code: ErrorCode, secret
   expect(appError.message).toBe(code === 'UPSTREAM_UNAVAILABLE' ? 'Payment provider unavailable, try again later' : 'Payment provider error');
   expect(JSON.stringify({ message: appError.message, cause: appError.cause, stack: appError.stack })).not.toContain(secret);
   return appError;
-}
-
-interface FakeProvider {
-  baseUrl: string;
-  requests: Array<{ method: string | undefined; url: string | undefined; authorization: string | undefined }>;
-  stop(): Promise<void>;
-}
-
-/** A tiny HTTP server standing in for a misbehaving provider. */
-async function startFakeProvider(handler: http.RequestListener): Promise<FakeProvider> {
-  const requests: FakeProvider['requests'] = [];
-  const server = http.createServer((req, res) => {
-    requests.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
-    handler(req, res);
-  });
-  const baseUrl = await listenOnEphemeralPort(server);
-  return { baseUrl, requests, stop: () => closeServer(server) };
-}
-
-function answerWith(status: number, body: string): http.RequestListener {
-  return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-  };
 }
 
 const chargeInput = (overrides: Partial<Parameters<PaystackClient['initialize']>[0]> = {}) => ({
@@ -86,7 +56,7 @@ describe('PaystackClient against the Paystack sandbox', () => {
     // Pay as a browser would: open the checkout page and submit its Pay form.
     const checkout = await axios.get<string>(initialized.authorization_url, { responseType: 'text' });
     const payAction = /<form method="post" action="([^"]+\/pay)">/.exec(checkout.data)?.[1];
-    expect(payAction).toBeDefined();
+    expect(payAction).toBe(`${new URL(initialized.authorization_url).pathname}/pay`);
     const paid = await running.http.post(`${running.origin}${payAction!}`);
     expect(paid.status).toBe(303);
     expect(paid.headers.location).toBe(`${CALLBACK_URL}?trxref=${input.reference}&reference=${input.reference}`);
@@ -141,47 +111,46 @@ describe('PaystackClient against the Paystack sandbox', () => {
 });
 
 describe('PaystackClient when the provider misbehaves', () => {
-  let fake: FakeProvider | undefined;
+  let fake: FakeServer | undefined;
 
   afterEach(async () => {
-    await fake?.stop();
+    await fake?.close();
     fake = undefined;
   });
 
   const clientFor = (baseUrl: string, timeoutMs?: number) => new PaystackClient({ baseUrl, secretKey: SECRET_KEY, timeoutMs });
 
   it('sends the Bearer key and URL-encodes the reference in the verify path', async () => {
-    fake = await startFakeProvider(answerWith(400, '{"status":false,"message":"Transaction reference not found"}'));
+    fake = await startFakeServer(answer(400, '{"status":false,"message":"Transaction reference not found"}'));
 
-    expect(await clientFor(fake.baseUrl).verify('a/b?c=d#e f')).toBeUndefined();
+    expect(await clientFor(fake.url).verify('a/b?c=d#e f')).toBeUndefined();
 
-    expect(fake.requests).toEqual([
+    expect(fake.requests.map((r) => ({ method: r.method, url: r.url, authorization: r.headers.authorization }))).toEqual([
       { method: 'GET', url: '/transaction/verify/a%2Fb%3Fc%3Dd%23e%20f', authorization: `Bearer ${SECRET_KEY}` },
     ]);
   });
 
   it('reports a refused connection as UPSTREAM_UNAVAILABLE', async () => {
-    const closed = await startFakeProvider(answerWith(200, '{}'));
-    await closed.stop();
+    const closed = await startFakeServer(answer(200, '{}'));
+    await closed.close();
 
-    await expectAppError(clientFor(closed.baseUrl).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
-    await expectAppError(clientFor(closed.baseUrl).initialize(chargeInput()), 'UPSTREAM_UNAVAILABLE');
+    await expectAppError(clientFor(closed.url).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
+    await expectAppError(clientFor(closed.url).initialize(chargeInput()), 'UPSTREAM_UNAVAILABLE');
   });
 
   it.each([500, 502, 503, 429])('reports HTTP %d as UPSTREAM_UNAVAILABLE', async (status) => {
-    fake = await startFakeProvider(answerWith(status, '{"status":false,"message":"Something went wrong"}'));
+    fake = await startFakeServer(answer(status, '{"status":false,"message":"Something went wrong"}'));
 
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
-    await expectAppError(clientFor(fake.baseUrl).initialize(chargeInput()), 'UPSTREAM_UNAVAILABLE');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
+    await expectAppError(clientFor(fake.url).initialize(chargeInput()), 'UPSTREAM_UNAVAILABLE');
   });
 
   it('gives up on a provider slower than the timeout with UPSTREAM_UNAVAILABLE', async () => {
-    fake = await startFakeProvider(() => {
-      // Never answers; the server is closed (connections included) after the test.
-    });
+    // Never answers; the server is closed (connections included) after the test.
+    fake = await startFakeServer(hang);
     const started = Date.now();
 
-    await expectAppError(clientFor(fake.baseUrl, 200).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
+    await expectAppError(clientFor(fake.url, 200).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
 
     expect(Date.now() - started).toBeLessThan(2_000);
   });
@@ -189,7 +158,7 @@ describe('PaystackClient when the provider misbehaves', () => {
   it('gives up on an answer that keeps trickling in past the timeout', async () => {
     // A byte every 50 ms keeps the socket busy, so only a whole-request deadline can stop it.
     const timers: NodeJS.Timeout[] = [];
-    fake = await startFakeProvider((_req, res) => {
+    fake = await startFakeServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"status": true, ');
       timers.push(setInterval(() => res.write(' '), 50));
@@ -197,7 +166,7 @@ describe('PaystackClient when the provider misbehaves', () => {
     const started = Date.now();
 
     try {
-      await expectAppError(clientFor(fake.baseUrl, 200).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
+      await expectAppError(clientFor(fake.url, 200).verify('ref-1'), 'UPSTREAM_UNAVAILABLE');
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       timers.forEach(clearInterval);
@@ -205,18 +174,16 @@ describe('PaystackClient when the provider misbehaves', () => {
   });
 
   it('reports malformed JSON as UPSTREAM_FAILED', async () => {
-    fake = await startFakeProvider(answerWith(200, '{"status": tr'));
+    fake = await startFakeServer(answer(200, '{"status": tr'));
 
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
-    await expectAppError(clientFor(fake.baseUrl).initialize(chargeInput()), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).initialize(chargeInput()), 'UPSTREAM_FAILED');
   });
 
   it('reports an HTML error page as UPSTREAM_FAILED', async () => {
-    fake = await startFakeProvider((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Bad gateway config</body></html>');
-    });
+    fake = await startFakeServer(answer(200, '<html><body>Bad gateway config</body></html>', 'text/html'));
 
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
   });
 
   const verifyBody = (data: Record<string, unknown>) =>
@@ -235,9 +202,9 @@ describe('PaystackClient when the provider misbehaves', () => {
     });
 
   it('accepts a well-formed verify answer from any server (control for the shape cases below)', async () => {
-    fake = await startFakeProvider(answerWith(200, verifyBody({ extra_field: { kept: true } })));
+    fake = await startFakeServer(answer(200, verifyBody({ extra_field: { kept: true } })));
 
-    const verified = await clientFor(fake.baseUrl).verify('ref-1');
+    const verified = await clientFor(fake.url).verify('ref-1');
 
     expect(verified).toMatchObject({ status: 'success', amountKobo: 500_000n, customerId: '7', raw: { extra_field: { kept: true } } });
   });
@@ -251,9 +218,9 @@ describe('PaystackClient when the provider misbehaves', () => {
     ['status not a string', { status: 1 }],
     ['another reference than asked for', { reference: 'ref-2' }],
   ])('reports a verify answer with %s as UPSTREAM_FAILED', async (_label, data) => {
-    fake = await startFakeProvider(answerWith(200, verifyBody(data)));
+    fake = await startFakeServer(answer(200, verifyBody(data)));
 
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
   });
 
   it.each([
@@ -261,26 +228,26 @@ describe('PaystackClient when the provider misbehaves', () => {
     ['no authorization_url', '{"status":true,"data":{"access_code":"abc","reference":"ref-1"}}'],
     ['a JSON array', '[]'],
   ])('reports an initialize answer with %s as UPSTREAM_FAILED', async (_label, body) => {
-    fake = await startFakeProvider(answerWith(200, body));
+    fake = await startFakeServer(answer(200, body));
 
-    await expectAppError(clientFor(fake.baseUrl).initialize(chargeInput({ reference: 'ref-1' })), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).initialize(chargeInput({ reference: 'ref-1' })), 'UPSTREAM_FAILED');
   });
 
   it('reports a 400 verify answer that is not Paystack\'s {status:false} as UPSTREAM_FAILED', async () => {
-    fake = await startFakeProvider(answerWith(400, '{"error":"bad request"}'));
+    fake = await startFakeServer(answer(400, '{"error":"bad request"}'));
 
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
   });
 
   it('reports a 403 as UPSTREAM_FAILED and does not follow redirects', async () => {
-    fake = await startFakeProvider(answerWith(403, '{"status":false,"message":"Forbidden"}'));
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
-    await fake.stop();
+    fake = await startFakeServer(answer(403, '{"status":false,"message":"Forbidden"}'));
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
+    await fake.close();
 
-    fake = await startFakeProvider((_req, res) => {
+    fake = await startFakeServer((_req, res) => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
     });
-    await expectAppError(clientFor(fake.baseUrl).verify('ref-1'), 'UPSTREAM_FAILED');
+    await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
     expect(fake.requests).toHaveLength(1);
   });
 });

@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { adminToken, bearer, createUser, userFields, type CreatedUser } from '../helpers/factories';
-import { rowsOf, until, within } from '../helpers/hardening';
+import { queryRows } from '../helpers/database-state';
+import { eventually, within } from '../helpers/eventually';
 import { shapeProblem } from '../helpers/route-inventory';
 import { closeTestDatabase, startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -83,20 +84,20 @@ describe(onServer ? 'the PostgreSQL server restarted mid-traffic' : 'the embedde
     const workers = [0, 1, 2].map(worker);
 
     // Traffic flows, then the fault strikes while it runs, then the fault ends.
-    await until(async () => (succeeded() >= 8 ? true : undefined), 'traffic before the fault');
+    await eventually(async () => (succeeded() >= 8 ? true : undefined), 'traffic before the fault');
     const beforeFault = outcomes.length;
     if (onServer) {
       await restartPostgres();
     } else {
       for (const statement of FAULT_ON) await db.db.execute(sql.raw(statement));
-      await until(async () => (outcomes.slice(beforeFault).some((o) => o.status === 503) ? true : undefined), 'a request to meet the fault');
+      await eventually(async () => (outcomes.slice(beforeFault).some((o) => o.status === 503) ? true : undefined), 'a request to meet the fault');
       for (const statement of FAULT_OFF) await db.db.execute(sql.raw(statement));
     }
     // Recovery by itself: the same app, not rebuilt, serves signups again.
     const recoveredAt = outcomes.length;
-    await until(async () => (outcomes.slice(recoveredAt).some((o) => o.what === 'signup' && o.status === 201) ? true : undefined), 'a signup after the fault', 30_000);
+    await eventually(async () => (outcomes.slice(recoveredAt).some((o) => o.what === 'signup' && o.status === 201) ? true : undefined), 'a signup after the fault', 30_000);
     const afterRecovery = outcomes.length;
-    await until(async () => (outcomes.length >= afterRecovery + 12 ? true : undefined), 'traffic after recovery');
+    await eventually(async () => (outcomes.length >= afterRecovery + 12 ? true : undefined), 'traffic after recovery');
     stop = true;
     await Promise.all(workers);
 
@@ -112,13 +113,13 @@ describe(onServer ? 'the PostgreSQL server restarted mid-traffic' : 'the embedde
     // The last requests all succeeded.
     expect(outcomes.slice(-8).map((o) => o.status).every((s) => s < 300)).toBe(true);
     expect((await service.http.get('/healthz')).status).toBe(200);
-    await until(async () => ((await service.http.get('/readyz')).status !== 500 ? true : undefined), 'readiness answers');
+    await eventually(async () => ((await service.http.get('/readyz')).status !== 500 ? true : undefined), 'readiness answers');
 
     // Nothing half-written: no user without a wallet, and every 201 signup's user is there with one.
-    const orphans = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from users u left join wallets w on w.user_id = u.id where w.user_id is null`);
+    const orphans = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from users u left join wallets w on w.user_id = u.id where w.user_id is null`);
     expect(Number(orphans[0]!.n)).toBe(0);
     const created = outcomes.filter((o) => o.what === 'signup' && o.status === 201).map((o) => o.username!);
-    const present = await rowsOf<{ username: string }>(db, sql`select u.username from users u join wallets w on w.user_id = u.id`);
+    const present = await queryRows<{ username: string }>(db, sql`select u.username from users u join wallets w on w.user_id = u.id`);
     const names = new Set(present.map((r) => r.username));
     expect(created.filter((name) => !names.has(name))).toEqual([]);
     if (!onServer) {
@@ -126,7 +127,7 @@ describe(onServer ? 'the PostgreSQL server restarted mid-traffic' : 'the embedde
       const refused = outcomes.filter((o) => o.what === 'signup' && o.status === 503).map((o) => o.username!);
       expect(refused.length).toBeGreaterThan(0);
       expect(refused.filter((name) => names.has(name))).toEqual([]);
-      const all = await rowsOf<{ n: number }>(db, sql`select count(*)::int as n from users`);
+      const all = await queryRows<{ n: number }>(db, sql`select count(*)::int as n from users`);
       expect(Number(all[0]!.n)).toBe(names.size);
     }
 

@@ -1,37 +1,39 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { sql } from 'drizzle-orm';
 import { LedgerIndeterminateError } from '../../src/clients/ledger-errors';
 import { StellarClient } from '../../src/clients/stellar.client';
 import { SANDBOX_NETWORK_PASSPHRASE } from '../../src/sandbox/horizon';
+import { databaseState, queryRows } from '../helpers/database-state';
+import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { sql } from 'drizzle-orm';
-import { databaseState, delayingProxy, rowsOf, until, type DelayingProxy } from '../helpers/hardening';
+import { forwardTo, startFakeServer, type FakeServer } from '../helpers/fake-server';
+import { allEnvelopes, expireLeases } from '../helpers/journal-fixtures';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
+import { mintRecords, paidIntent, paymentRow, supplyTokens } from '../helpers/payment-fixtures';
 import { shapeProblem } from '../helpers/route-inventory';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
+/**
+ * The ledger failing under the service: stopped (connection refused), accepting connections but
+ * silent, answering a submission too late, or refusing a mint for want of tokens. Each test starts
+ * its app, some behind a fake server in front of the ledger sandbox.
+ */
 jest.setTimeout(60_000);
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp | undefined;
-let proxy: DelayingProxy | undefined;
+const { ledger, app, startApp } = withSandboxes({ app: false });
+let front: FakeServer | undefined;
 
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
 afterEach(async () => {
-  await ledger.start(); // a no-op when it runs
-  await proxy?.close();
-  proxy = undefined;
-  await app?.close();
-  app = undefined;
+  await front?.close();
+  front = undefined;
 });
+
+/**
+ * For a test that stops the ledger: rounds 10 ms apart before a write gives up, a lease that passes
+ * in a second and a recheck soon after (instead of 100 ms doubling to 2 s, 15 s and 5 s), so it waits
+ * for none of the defaults.
+ */
+const SHORT_LEDGER_WAITS = { LEDGER_RETRY_BASE_MS: '10', LEDGER_LEASE_MS: '1000', LEDGER_RECHECK_MS: '200' };
 
 async function balancesOf(...keys: string[]): Promise<(string | undefined)[]> {
   return Promise.all(keys.map((k) => ledgerBalance(ledger.url, k)));
@@ -39,7 +41,7 @@ async function balancesOf(...keys: string[]): Promise<(string | undefined)[]> {
 
 describe('the ledger unreachable (its server stopped)', () => {
   it('answers 503 with Retry-After in each group shape, writes nothing, keeps the rest of the service up, and recovers by itself', async () => {
-    const service = (app = await startTestApp({ ...ledger.env, ...provider.env }));
+    const service = await startApp(SHORT_LEDGER_WAITS);
     const alice = await fundedUser(service, 10);
     const bob = await createUser(service);
     const admin = await adminToken(service);
@@ -66,8 +68,8 @@ describe('the ledger unreachable (its server stopped)', () => {
     // nothing). The journal keeps the envelopes it signed for the mint, each failed as never delivered.
     const withoutEnvelopes = (state: Record<string, string>) => Object.fromEntries(Object.entries(state).filter(([table]) => table !== 'ledger_envelopes'));
     expect(withoutEnvelopes(await databaseState(service.container.database))).toEqual(withoutEnvelopes(before));
-    const signed = await rowsOf<{ status: string; failure: string }>(service.container.database, sql`select status, failure from ledger_envelopes where created_at > now() - interval '1 minute' and failure = 'not_delivered'`);
-    expect(signed.every((e) => e.status === 'failed')).toBe(true);
+    const signed = await queryRows<{ status: string; failure: string }>(service.container.database, sql`select status, failure from ledger_envelopes where created_at > now() - interval '1 minute' and failure = 'not_delivered'`);
+    expect(new Set(signed.map((e) => e.status))).toEqual(new Set(['failed']));
     // Everything that does not need the ledger still works.
     await service.http.post('/api/users/login').send({ identifier: alice.username, password: alice.password }).expect(200);
     await service.http.get(`/api/ledger/transactions/${alice.userId}`).set(bearer(alice.token)).expect(200);
@@ -86,10 +88,10 @@ describe('the ledger unreachable (its server stopped)', () => {
     await service.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'outage-mint').send({ userId: bob.userId, amount: 2 }).expect(200);
     expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['9.0000000', '3.0000000']);
     await service.http.get(`/api/ledger/check-admin-balance/${distribution}`).set(bearer(admin)).expect(200);
-    await until(async () => ((await service.http.get('/readyz')).status === 200 ? true : undefined), 'readiness');
+    await eventually(async () => ((await service.http.get('/readyz')).status === 200 ? true : undefined), 'readiness');
     // The pending wallet is activated by the background jobs (the sweep and the journal's
     // reconciler, once the failed attempt's lease passed), with no restart of the service.
-    await until(
+    await eventually(
       async () => {
         await service.container.activation.sweep();
         await service.container.reconciler.run();
@@ -99,26 +101,94 @@ describe('the ledger unreachable (its server stopped)', () => {
       15_000,
     );
     await service.http.get(`/api/ledger/check-balance/${carol.ledgerPublicKey}`).set(bearer(carol.token)).expect(200);
-    const records = await rowsOf<{ kind: string; status: string }>(service.container.database, sql`select kind, status from ledger_entries where kind in ('transfer', 'admin_mint', 'payment_mint') order by created_at`);
+    const records = await queryRows<{ kind: string; status: string }>(service.container.database, sql`select kind, status from ledger_entries where kind in ('transfer', 'admin_mint', 'payment_mint') order by created_at`);
     expect(records).toEqual([
       { kind: 'admin_mint', status: 'confirmed' }, // alice's
       { kind: 'transfer', status: 'confirmed' },
       { kind: 'admin_mint', status: 'confirmed' }, // bob's
     ]);
   });
+
+  it('answers 503 in each group shape, records nothing, and recovers when the ledger returns', async () => {
+    await startApp(SHORT_LEDGER_WAITS);
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    const admin = await adminToken(app);
+    await ledger.stop();
+
+    const transfer = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 });
+    expect(transfer.status).toBe(503);
+    expect(transfer.body).toEqual({ error: 'Ledger unavailable, try again later' });
+    expect(transfer.headers['retry-after']).toBe('5');
+    const balance = await app.http.get(`/api/ledger/check-balance/${alice.ledgerPublicKey}`).set(bearer(alice.token));
+    expect(balance.status).toBe(503);
+    const mint = await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).send({ userId: alice.userId, amount: 1 });
+    expect(mint.status).toBe(503);
+    expect(mint.body).toEqual({ success: false, message: 'Ledger unavailable, try again later' });
+    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).total).toBe(1); // the earlier mint only
+    expect((await app.http.get('/readyz')).status).toBe(503);
+
+    await ledger.start();
+    await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 }).expect(200);
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('1.0000000');
+    expect((await app.http.get('/readyz')).status).toBe(200);
+  });
+
+  it('still signs users up with the wallet pending; a pending wallet gets 409; the background job activates it later', async () => {
+    await startApp(SHORT_LEDGER_WAITS);
+    const alice = await fundedUser(app, 10);
+    await ledger.stop();
+    const carol = await createUser(app);
+    expect((await app.container.wallets.findByUserId(carol.userId))?.status).toBe('pending');
+    await ledger.start();
+
+    const toPending = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: carol.ledgerPublicKey, amount: 1 });
+    expect(toPending.status).toBe(409);
+    expect(toPending.body).toEqual({ error: expect.stringMatching(/not active/) });
+    const fromPending = await app.http.post('/api/ledger/transfer').set(bearer(carol.token)).send({ receiverPublicKey: alice.ledgerPublicKey, amount: 1 });
+    expect(fromPending.status).toBe(409);
+
+    // The background jobs (started by the server): the journal's reconciler finishes the activation
+    // that could not be sent, once the lease of the process that tried it has passed.
+    await eventually(
+      async () => {
+        await app.container.activation.sweep();
+        await app.container.reconciler.run();
+        return (await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined;
+      },
+      "carol's wallet to activate",
+      15_000,
+      100,
+    );
+    await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: carol.ledgerPublicKey, amount: 1 }).expect(200);
+    expect(await ledgerBalance(ledger.url, carol.ledgerPublicKey)).toBe('1.0000000');
+  });
+
+  it('reports liveness always, and readiness only while the ledger is reachable', async () => {
+    await startApp();
+    await app.http.get('/healthz').expect(200, { status: 'ok' });
+    await app.http.get('/readyz').expect(200, { status: 'ready' });
+    await ledger.stop();
+    await app.http.get('/healthz').expect(200, { status: 'ok' });
+    await app.http.get('/readyz').expect(503, { status: 'unavailable' });
+  });
 });
+
+/** Submissions the fake server in front of the ledger passed on so far. */
+const submissionsSeen = () => front!.requests.filter((r) => r.method === 'POST' && r.url.startsWith('/transactions')).length;
 
 describe('the ledger accepting connections but never answering', () => {
   it('fails reads with 503 within the read timeout instead of hanging, submits nothing, and recovers when answers come back', async () => {
-    proxy = await delayingProxy(ledger.url);
-    const slow = proxy;
-    const service = (app = await startTestApp({ ...ledger.env, ...provider.env, HORIZON_URL: slow.url, FRIENDBOT_URL: `${slow.url}/friendbot` }));
+    let holdAnswersMs = 0;
+    front = await startFakeServer(forwardTo(ledger.url, { holdAnswerMs: () => holdAnswersMs }));
+    const readTimeoutMs = 1500;
+    const service = await startApp({ HORIZON_URL: front.url, FRIENDBOT_URL: `${front.url}/friendbot`, LEDGER_READ_TIMEOUT_MS: String(readTimeoutMs) });
     const alice = await fundedUser(service, 10);
     const bob: CreatedUser = await createUser(service);
     const before = await databaseState(service.container.database);
 
-    slow.delay = () => 60_000;
-    const hitsBefore = slow.hits.length;
+    holdAnswersMs = 60_000;
+    const submissionsBefore = submissionsSeen();
     const started = Date.now();
     const [balance, transfer, ready] = await Promise.all([
       service.http.get(`/api/ledger/check-balance/${alice.ledgerPublicKey}`).set(bearer(alice.token)),
@@ -129,12 +199,12 @@ describe('the ledger accepting connections but never answering', () => {
     expect([balance.status, transfer.status, ready.status]).toEqual([503, 503, 503]);
     expect(balance.body).toEqual({ error: 'Ledger unavailable, try again later' });
     expect(transfer.body).toEqual({ error: 'Ledger unavailable, try again later' });
-    expect(elapsed).toBeGreaterThanOrEqual(9_000); // the 10 s read timeout, not the proxy's 60 s
-    expect(elapsed).toBeLessThan(20_000);
-    expect(slow.hits.slice(hitsBefore).filter((h) => h.startsWith('POST /transactions'))).toEqual([]);
+    expect(elapsed).toBeGreaterThanOrEqual(readTimeoutMs - 100); // LEDGER_READ_TIMEOUT_MS, not the 60 s the answers are held
+    expect(elapsed).toBeLessThan(10_000);
+    expect(submissionsSeen()).toBe(submissionsBefore);
     expect(await databaseState(service.container.database)).toEqual(before);
 
-    slow.delay = () => 0;
+    holdAnswersMs = 0;
     await service.http.get(`/api/ledger/check-balance/${alice.ledgerPublicKey}`).set(bearer(alice.token)).expect(200);
     await service.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'hang-1').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 }).expect(200);
     expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['9.0000000', '1.0000000']);
@@ -143,14 +213,14 @@ describe('the ledger accepting connections but never answering', () => {
 
 describe('a submission whose answer comes after the submit timeout', () => {
   it('is settled by ledger evidence, never rebuilt, and the transfer applies exactly once', async () => {
-    proxy = await delayingProxy(ledger.url);
-    const slow = proxy;
-    const service = (app = await startTestApp({ ...ledger.env, ...provider.env, HORIZON_URL: slow.url, LEDGER_SUBMIT_TIMEOUT_MS: '300', LEDGER_SETTLE_BASE_MS: '50' }));
+    let submissionAnswerMs = 0;
+    front = await startFakeServer(forwardTo(ledger.url, { holdAnswerMs: (req) => (req.method === 'POST' && req.url?.startsWith('/transactions') ? submissionAnswerMs : 0) }));
+    const service = await startApp({ HORIZON_URL: front.url, LEDGER_SUBMIT_TIMEOUT_MS: '300', LEDGER_SETTLE_BASE_MS: '50' });
     const alice = await fundedUser(service, 10);
     const bob = await createUser(service);
     // Submissions reach the ledger at once but their answers take 2 s; lookups answer at once.
-    slow.delay = (req) => (req.method === 'POST' && req.url?.startsWith('/transactions') ? 2_000 : 0);
-    const postsBefore = slow.hits.filter((h) => h.startsWith('POST /transactions')).length;
+    submissionAnswerMs = 2_000;
+    const submissionsBefore = submissionsSeen();
 
     const started = Date.now();
     const res = await service.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 5 });
@@ -158,14 +228,79 @@ describe('a submission whose answer comes after the submit timeout', () => {
     expect(res.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(2_000); // settled by the hash lookup, not the slow answer
     expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['5.0000000', '5.0000000']);
-    expect(slow.hits.filter((h) => h.startsWith('POST /transactions')).length - postsBefore).toBe(1); // never a second envelope
+    expect(submissionsSeen() - submissionsBefore).toBe(1); // never a second envelope
     // The client alone says what it knows: the outcome is unknown, here is the hash to settle by.
-    const client = new StellarClient({ horizonUrl: slow.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300 });
+    const client = new StellarClient({ horizonUrl: front.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300 });
     const [source, destination] = [Keypair.random(), Keypair.random()];
     for (const pair of [source, destination]) expect((await fetch(`${ledger.url}/friendbot?addr=${pair.publicKey()}`)).ok).toBe(true);
     await expect(client.submit(await signedPayment(client, source, destination))).rejects.toBeInstanceOf(LedgerIndeterminateError);
   });
 });
+
+describe('the ledger down while a paid reference is verified', () => {
+  it('answers success, keeps the reference consumed, and the reconciler mints once when the ledger is back', async () => {
+    await startApp(SHORT_LEDGER_WAITS);
+    await supplyTokens(app);
+    const alice = await createUser(app);
+    const bob = await createUser(app);
+    const viaVerify = await paidIntent(app, alice, 25);
+    const viaCallback = await paidIntent(app, bob, 40);
+    await ledger.stop();
+
+    const [verified, page] = await Promise.all([
+      verify(alice, viaVerify.reference),
+      app.http.get('/api/payments/callback').query({ reference: viaCallback.reference }),
+    ]).finally(() => ledger.start());
+
+    expect(verified.body).toMatchObject({ success: true, amount: 25 });
+    expect(page.text).toContain('<h1>Payment successful</h1>');
+    expect(page.text).toContain('Your new balance will show in your wallet shortly.');
+    for (const reference of [viaVerify.reference, viaCallback.reference]) {
+      expect(await paymentRow(app, reference)).toMatchObject({ status: 'verified' });
+    }
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
+    expect((await verify(alice, viaVerify.reference)).body).toEqual({ success: false, message: 'Payment already processed' });
+
+    // The mints wait in the journal, leased to the live path for a while: let the lease pass.
+    await expireLeases(app);
+    await app.container.reconciler.drain();
+
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('25.0000000');
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('40.0000000');
+    expect(await mintRecords(app, alice.userId)).toHaveLength(1);
+    expect(await mintRecords(app, bob.userId)).toHaveLength(1);
+    await expireLeases(app);
+    await app.container.reconciler.drain();
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('25.0000000');
+  });
+});
+
+describe('the distribution account out of tokens', () => {
+  it('owes the tokens of a verified payment and mints them, once, after the admin issues more', async () => {
+    await startApp(SHORT_LEDGER_WAITS);
+    await supplyTokens(app, '1000000');
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 2_000_000);
+
+    const answer = await verify(user, intent.reference);
+
+    expect(answer.body).toMatchObject({ success: true, amount: 2_000_000 });
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: null });
+    // Each envelope was refused (op_underfunded): nothing applied, and the mint waits for a new one.
+    expect(new Set((await allEnvelopes(app)).filter((e) => e.failure?.includes('op_underfunded')).map((e) => e.status))).toEqual(new Set(['failed']));
+    expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('0.0000000');
+
+    await supplyTokens(app, '5000000');
+    await expireLeases(app);
+    await app.container.reconciler.drain();
+
+    expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('2000000.0000000');
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minted' });
+    expect(await mintRecords(app, user.userId)).toHaveLength(1);
+  });
+});
+
+const verify = (user: CreatedUser, reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
 
 async function signedPayment(client: StellarClient, source: Keypair, destination: Keypair) {
   const loaded = (await client.loadAccount(source.publicKey()))!;

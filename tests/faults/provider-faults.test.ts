@@ -1,81 +1,154 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'drizzle-orm';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
-import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { forwardTo, rowsOf, switchableServer, until, type SwitchableServer } from '../helpers/hardening';
+import { queryRows } from '../helpers/database-state';
+import { eventually } from '../helpers/eventually';
+import { bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { answer, forwardTo, hang, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { allPayments, chargeSuccess, mintRecords, paidIntent, paymentRow, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
+/**
+ * The payment provider failing under the service. The service reaches the provider sandbox through
+ * a fake server in front of it, which each test makes fail one way: a closed port, a 500, an answer
+ * that is not the provider's, silence, or another amount than was charged.
+ */
 jest.setTimeout(60_000);
 
-/** Ways the payment provider fails, each played by the stand-in in front of the provider sandbox. */
-type Mode = 'forward' | 'error500' | 'garbage' | 'wrongShape' | 'badKey';
-const json = (status: number, body: string) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+/** The provider client's deadline here (PAYSTACK_TIMEOUT_MS), instead of the default 10 s. */
+const PROVIDER_TIMEOUT_MS = 2000;
+
+let front: FakeServer;
+// Warnings are kept (in memory): a deferred webhook settlement is only visible there.
+const { ledger, provider, app } = withSandboxes({
+  app: { env: () => ({ PAYSTACK_BASE_URL: front.url, PAYSTACK_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), WEBHOOK_RETRY_BASE_MS: '200' }), logLevel: 'warn' },
+});
+beforeAll(async () => {
+  front = await startFakeServer(forwardTo(provider.url));
+});
+afterAll(async () => {
+  await front.close();
+});
+beforeEach(async () => {
+  await front.behave(forwardTo(provider.url));
+  await supplyTokens(app);
+});
+
+/** Ways the provider fails by answering, each an answer the real one could give on a bad day. */
+const ANSWERS = {
+  error500: answer(500, '{"status":false,"message":"Internal error"}'),
+  garbage: answer(200, '<html><body>502 Bad Gateway</body></html>'),
+  malformed: answer(200, '{"status": true, "data": {"reference": '),
+  wrongShape: answer(200, '{"status":true,"data":{"unexpected":1}}'),
+  badKey: answer(401, '{"status":false,"message":"Invalid key"}'),
 };
 
+/** The provider as it is, except that its verify answers carry one kobo less than was charged. */
+const amountDiffers = (): Behaviour =>
+  forwardTo(provider.url, {
+    rewrite: (req, body) => {
+      if (!req.url?.startsWith('/transaction/verify/')) return body;
+      const json = JSON.parse(body.toString('utf8')) as { data: { amount: number } };
+      json.data.amount -= 1;
+      return Buffer.from(JSON.stringify(json));
+    },
+  });
+
 /** Each failure, and the answer it must give: 503 (retry later) or 502 (the provider answered nonsense). */
-const FAILURES: { mode: Mode | 'down'; status: number; message: string }[] = [
+const FAILURES: { mode: keyof typeof ANSWERS | 'down'; status: number; message: string }[] = [
   { mode: 'down', status: 503, message: 'Payment provider unavailable, try again later' },
   { mode: 'error500', status: 503, message: 'Payment provider unavailable, try again later' },
   { mode: 'garbage', status: 502, message: 'Payment provider error' },
   { mode: 'wrongShape', status: 502, message: 'Payment provider error' },
   { mode: 'badKey', status: 502, message: 'Payment provider error' },
 ];
+const failing = (mode: keyof typeof ANSWERS | 'down') => front.behave(mode === 'down' ? 'down' : ANSWERS[mode]);
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let front: SwitchableServer<Mode>;
-let app: TestApp;
-let user: CreatedUser;
+const verify = (user: CreatedUser, reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
+const intentFor = (user: CreatedUser, amount: number) => app.http.post('/api/payments/create-payment-intent').set(bearer(user.token)).send({ amount });
+const statuses = async () => (await queryRows<{ status: string }>(app.container.database, sql`select status from payments order by created_at`)).map((r) => r.status);
+const tokensOf = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
+const mintEntries = async () => (await queryRows<{ n: number }>(app.container.database, sql`select count(*)::int as n from ledger_entries where kind = 'payment_mint'`))[0]!.n;
 
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
-  front = await switchableServer<Mode>('forward', {
-    forward: forwardTo(provider.url),
-    error500: json(500, '{"status":false,"message":"Internal error"}'),
-    garbage: json(200, '<html><body>502 Bad Gateway</body></html>'),
-    wrongShape: json(200, '{"status":true,"data":{"unexpected":1}}'),
-    badKey: json(401, '{"status":false,"message":"Invalid key"}'),
+/** The reference was not consumed: the payment still waits for a verification, and nothing was minted. */
+async function expectUnconsumed(reference: string, user: CreatedUser): Promise<void> {
+  expect(await paymentRow(app, reference)).toMatchObject({ status: 'initialized', mintTxHash: null, tokensStroops: null });
+  expect(await tokensOf(user)).toBe('0.0000000');
+  expect(await mintRecords(app, user.userId)).toHaveLength(0);
+}
+
+describe('payment provider down', () => {
+  it('answers create-payment-intent 503 {success:false, message}, having recorded only the initialized payment', async () => {
+    const user = await createUser(app);
+    await failing('down');
+
+    const res = await intentFor(user, 25);
+
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, message: 'Payment provider unavailable, try again later' });
+    expect(res.headers['retry-after']).toBe('5');
+    expect(await allPayments(app)).toEqual([expect.objectContaining({ userId: user.userId, amountKobo: 2500n, status: 'initialized', mintTxHash: null })]);
+    expect(await mintRecords(app, user.userId)).toHaveLength(0);
   });
-  // Warnings are kept (in memory): a deferred webhook settlement is only visible there.
-  app = await startTestApp({ ...ledger.env, PAYSTACK_SECRET_KEY: provider.secretKey, PAYSTACK_BASE_URL: front.url, WEBHOOK_RETRY_BASE_MS: '200' }, 'warn');
-  user = await createUser(app);
-  await app.http.post('/api/ledger/create-asset').set(bearer(await adminToken(app))).send({ assetCode: 'WLT', amount: '1000' }).expect(200);
-});
-afterEach(async () => {
-  await front.close();
-  await app.close();
-});
 
-const intent = (amount: number) => app.http.post('/api/payments/create-payment-intent').set(bearer(user.token)).send({ amount });
-const verify = (reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
-const statuses = async () => (await rowsOf<{ status: string }>(app.container.database, sql`select status from payments order by created_at`)).map((r) => r.status);
-const tokens = () => ledgerBalance(ledger.url, user.ledgerPublicKey);
-const mintEntries = async () => (await rowsOf<{ n: number }>(app.container.database, sql`select count(*)::int as n from ledger_entries where kind = 'payment_mint'`))[0]!.n;
+  it('answers verify-payment 503 without consuming a paid reference, which verifies once the provider is back', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await failing('down');
+
+    const res = await verify(user, intent.reference);
+
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, message: 'Payment provider unavailable, try again later' });
+    await expectUnconsumed(intent.reference, user);
+
+    await front.behave(forwardTo(provider.url));
+    expect((await verify(user, intent.reference)).body).toMatchObject({ success: true, amount: 25 });
+    expect(await tokensOf(user)).toBe('25.0000000');
+  });
+
+  it('answers the callback with a 503 error page asking to reload, and consumes nothing', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await failing('down');
+
+    const res = await app.http.get('/api/payments/callback').query({ trxref: intent.reference, reference: intent.reference });
+
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('<h1>Payment failed</h1>');
+    expect(res.text).toContain('The payment provider could not be reached. Reload this page in a moment.');
+    await expectUnconsumed(intent.reference, user);
+  });
+
+  it('answers verify-payment 503 when the provider answers 500', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await failing('error500');
+
+    const res = await verify(user, intent.reference);
+
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, message: 'Payment provider unavailable, try again later' });
+    await expectUnconsumed(intent.reference, user);
+  });
+});
 
 describe('create-payment-intent when the provider fails', () => {
   it.each(FAILURES)('$mode: answers $status {success:false, message} and opens no checkout; works again when the provider does', async ({ mode, status, message }) => {
-    await front.setMode(mode);
-    const res = await intent(25);
+    const user = await createUser(app);
+    await failing(mode);
+    const res = await intentFor(user, 25);
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ success: false, message });
     expect(res.headers['retry-after']).toBe(status === 503 ? '5' : undefined);
     // Only the reference is recorded, as initialized: nothing to verify or mint from it.
     expect(await statuses()).toEqual(['initialized']);
     expect(await mintEntries()).toBe(0);
-    expect(await tokens()).toBe('0.0000000');
+    expect(await tokensOf(user)).toBe('0.0000000');
 
-    await front.setMode('forward');
-    const retried = await intent(25);
+    await front.behave(forwardTo(provider.url));
+    const retried = await intentFor(user, 25);
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual(expect.objectContaining({ authorization_url: expect.stringMatching(/^http/), reference: expect.stringMatching(/^wlt-/) }));
   });
@@ -83,15 +156,12 @@ describe('create-payment-intent when the provider fails', () => {
 
 describe('verification when the provider fails after the buyer paid', () => {
   it('refuses verify-payment and the callback cleanly for every failure, consumes nothing, then mints exactly once', async () => {
-    const created = await intent(25);
-    expect(created.status).toBe(200);
-    const reference = created.body.reference as string;
-    const paid = await fetch(`${created.body.authorization_url as string}/pay`, { method: 'POST', redirect: 'manual' });
-    expect(paid.status).toBe(303);
+    const user = await createUser(app);
+    const { reference } = await paidIntent(app, user, 25);
 
     for (const { mode, status, message } of FAILURES) {
-      await front.setMode(mode);
-      const res = await verify(reference);
+      await failing(mode);
+      const res = await verify(user, reference);
       expect([mode, res.status, res.body]).toEqual([mode, status, { success: false, message }]);
       const page = await app.http.get(`/api/payments/callback?reference=${reference}`);
       expect([mode, page.status, page.headers['content-type']]).toEqual([mode, status, expect.stringMatching(/text\/html/)]);
@@ -100,43 +170,136 @@ describe('verification when the provider fails after the buyer paid', () => {
       expect(await statuses()).toEqual(['initialized']);
       expect(await mintEntries()).toBe(0);
     }
-    expect(await tokens()).toBe('0.0000000');
+    expect(await tokensOf(user)).toBe('0.0000000');
 
-    await front.setMode('forward');
-    const verified = await verify(reference);
+    await front.behave(forwardTo(provider.url));
+    const verified = await verify(user, reference);
     expect(verified.status).toBe(200);
     expect(verified.body).toEqual({ success: true, amount: 25, userId: expect.any(String) });
-    await until(async () => ((await tokens()) === '25.0000000' ? true : undefined), 'the mint');
-    expect(await verify(reference).then((r) => r.body)).toEqual({ success: false, message: 'Payment already processed' });
+    await eventually(async () => ((await tokensOf(user)) === '25.0000000' ? true : undefined), 'the mint');
+    expect(await verify(user, reference).then((r) => r.body)).toEqual({ success: false, message: 'Payment already processed' });
     expect((await app.http.get(`/api/payments/callback?reference=${reference}`)).status).toBe(200);
     expect(await statuses()).toEqual(['minted']);
-    expect(await tokens()).toBe('25.0000000');
+    expect(await tokensOf(user)).toBe('25.0000000');
   });
 
   it('stores a signed webhook while the provider is down, retries it by itself until it mints, once; a redelivery changes nothing', async () => {
-    const created = await intent(10);
-    const reference = created.body.reference as string;
-    expect((await fetch(`${created.body.authorization_url as string}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    const event = JSON.stringify({ event: 'charge.success', data: { reference, status: 'success', amount: 1000, currency: 'NGN' } });
-    const deliver = () =>
-      app.http.post('/api/payments/webhook').set('Content-Type', 'application/json').set('x-paystack-signature', signPaystackPayload(event, provider.secretKey)).send(event);
+    const user = await createUser(app);
+    const { reference } = await paidIntent(app, user, 10);
+    const { body, signature } = signedEvent(chargeSuccess(reference, 1000), provider.secretKey);
 
-    await front.setMode('down');
-    expect((await deliver()).status).toBe(200);
+    await failing('down');
+    expect((await postWebhook(app, body, signature)).status).toBe(200);
     // The event is stored and settled after the answer: wait for the first attempt to fail on the provider.
-    await until(async () => (app.logs.some((l) => l.includes('webhook settlement failed, retrying later')) ? true : undefined), 'the failed attempt');
+    await eventually(async () => (app.logs.some((l) => l.includes('webhook settlement failed, retrying later')) ? true : undefined), 'the failed attempt');
     expect(await statuses()).toEqual(['initialized']);
-    expect(await tokens()).toBe('0.0000000');
+    expect(await tokensOf(user)).toBe('0.0000000');
 
     // No redelivery: the inbox tries again by itself once the provider is back.
-    await front.setMode('forward');
-    await until(async () => {
-      await app.container.webhookInbox.run();
-      return (await tokens()) === '10.0000000' ? true : undefined;
-    }, 'the mint after a retry', 20_000);
-    expect((await deliver()).status).toBe(200);
-    await until(async () => ((await statuses())[0] === 'minted' ? true : undefined), 'the payment to be marked minted');
-    expect(await tokens()).toBe('10.0000000');
+    await front.behave(forwardTo(provider.url));
+    await eventually(
+      async () => {
+        await app.container.webhookInbox.run();
+        return (await tokensOf(user)) === '10.0000000' ? true : undefined;
+      },
+      'the mint after a retry',
+      20_000,
+    );
+    expect((await postWebhook(app, body, signature)).status).toBe(200);
+    await eventually(async () => ((await statuses())[0] === 'minted' ? true : undefined), 'the payment to be marked minted');
+    expect(await tokensOf(user)).toBe('10.0000000');
     expect(await mintEntries()).toBe(1);
+  });
+});
+
+describe('payment provider that never answers', () => {
+  it('gives up on create-payment-intent and verify-payment after the client deadline with 503, consuming nothing', async () => {
+    const user = await createUser(app);
+    const paid = await paidIntent(app, user, 25);
+    await front.behave(hang);
+
+    const started = Date.now();
+    const [created, verified] = await Promise.all([intentFor(user, 30), verify(user, paid.reference)]);
+
+    // PAYSTACK_TIMEOUT_MS, not sooner: the client waited for the provider as long as it was told to.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(PROVIDER_TIMEOUT_MS - 100);
+    expect(created.status).toBe(503);
+    expect(created.body).toEqual({ success: false, message: 'Payment provider unavailable, try again later' });
+    expect(verified.status).toBe(503);
+    expect(verified.body).toEqual({ success: false, message: 'Payment provider unavailable, try again later' });
+    await expectUnconsumed(paid.reference, user);
+    expect((await allPayments(app)).map((p) => [p.amountKobo, p.status]).sort()).toEqual([
+      [2500n, 'initialized'],
+      [3000n, 'initialized'],
+    ]);
+  });
+
+  it('still answers a signed webhook at once: settlement runs after the answer', async () => {
+    const user = await createUser(app);
+    const paid = await paidIntent(app, user, 25);
+    await front.behave(hang);
+    const { body, signature } = signedEvent(chargeSuccess(paid.reference, 2500), provider.secretKey);
+
+    const started = Date.now();
+    const res = await postWebhook(app, body, signature);
+
+    expect(res.status).toBe(200);
+    // Before the provider client's deadline: the answer did not wait for the settlement, which does.
+    expect(Date.now() - started).toBeLessThan(PROVIDER_TIMEOUT_MS);
+    await expectUnconsumed(paid.reference, user);
+  });
+});
+
+describe('payment provider answering malformed JSON', () => {
+  it('answers verify-payment 502 {success:false, message} and consumes nothing', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await failing('malformed');
+
+    const res = await verify(user, intent.reference);
+
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ success: false, message: 'Payment provider error' });
+    await expectUnconsumed(intent.reference, user);
+
+    await front.behave(forwardTo(provider.url));
+    expect((await verify(user, intent.reference)).body).toMatchObject({ success: true, amount: 25 });
+  });
+
+  it('answers create-payment-intent 502 {success:false, message}, the payment staying initialized', async () => {
+    const user = await createUser(app);
+    await failing('malformed');
+
+    const res = await intentFor(user, 25);
+
+    expect(res.status).toBe(502);
+    expect(res.body).toEqual({ success: false, message: 'Payment provider error' });
+    expect(await allPayments(app)).toEqual([expect.objectContaining({ status: 'initialized' })]);
+  });
+});
+
+describe('payment provider reporting another amount than was charged', () => {
+  it('refuses verify-payment with 400 {success:false, message} and consumes nothing', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await front.behave(amountDiffers());
+
+    const res = await verify(user, intent.reference);
+
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, message: expect.stringMatching(/does not match/) });
+    await expectUnconsumed(intent.reference, user);
+  });
+
+  it('shows the error page on the callback and consumes nothing', async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 25);
+    await front.behave(amountDiffers());
+
+    const res = await app.http.get('/api/payments/callback').query({ reference: intent.reference });
+
+    expect(res.text).toContain('<h1>Payment failed</h1>');
+    expect(res.text).toContain('The paid amount does not match the payment.');
+    await expectUnconsumed(intent.reference, user);
   });
 });

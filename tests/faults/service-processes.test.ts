@@ -1,12 +1,13 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
+import { eventually } from '../helpers/eventually';
 import { ADMIN, bearer, userFields } from '../helpers/factories';
-import { until } from '../helpers/hardening';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { checkout } from '../helpers/payment-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
+import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { queryDatabase, runCli, scratchDatabase, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { TEST_JWT_SECRET, TEST_WALLET_KEY } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
  * Real service processes on one PostgreSQL database, as operators run them: two at once hammered
@@ -16,22 +17,14 @@ import { TEST_JWT_SECRET, TEST_WALLET_KEY } from '../helpers/test-app';
  */
 jest.setTimeout(300_000);
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
+// The service runs as its own processes here, started by each test.
+const { ledger, provider } = withSandboxes({ ledger: { idleCloseMs: 1000 }, app: false });
 let processes: ServiceProcess[] = [];
 
-beforeAll(async () => {
-  ledger = await startLedgerSandbox({ idleCloseMs: 1000 });
-  provider = await startPaystackSandbox();
-});
 afterEach(async () => {
   ledger.faults.clear();
   await Promise.all(processes.map((p) => p.kill('SIGTERM')));
   processes = [];
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
 });
 
 function serviceEnv(databaseUrl: string): Record<string, string> {
@@ -68,7 +61,7 @@ interface Client {
 
 /** Sends until the answer is final, as a phone does: 202, 409, 5xx and a dead connection are asked again. */
 async function final(send: () => Promise<request.Response>, what: string): Promise<request.Response> {
-  return until(
+  return eventually(
     async () => {
       const res = await send().catch(() => undefined);
       return !res || res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
@@ -85,7 +78,7 @@ async function signUp(service: ServiceProcess, on: RunningLedger = ledger): Prom
   const login = await request(service.url).post('/api/users/login').send({ identifier: fields.username, password: fields.password }).expect(200);
   const client = { userId: signup.body.userId as string, token: login.body.token as string, publicKey: login.body.profile.ledgerPublicKey as string };
   // The wallet is usable once active (a transfer answers 409 before).
-  await until(async () => ((await ledgerBalance(on.url, client.publicKey).catch(() => undefined)) !== undefined ? true : undefined), 'the wallet on the ledger', 30_000);
+  await eventually(async () => ((await ledgerBalance(on.url, client.publicKey).catch(() => undefined)) !== undefined ? true : undefined), 'the wallet on the ledger', 30_000);
   return client;
 }
 
@@ -102,7 +95,7 @@ async function paidPayment(service: ServiceProcess, buyer: Client, naira: number
 
 /** Waits until no envelope or entry is open, then runs the audit command; both must come out clean. */
 async function settledAndAudited(databaseUrl: string, env = serviceEnv(databaseUrl)): Promise<void> {
-  await until(
+  await eventually(
     async () => {
       const [row] = await queryDatabase<{ n: string }>(
         databaseUrl,

@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { createUser } from '../helpers/factories';
-import { closedPort, countRows, until } from '../helpers/hardening';
+import { countRows } from '../helpers/database-state';
+import { eventually } from '../helpers/eventually';
+import { closedPort } from '../helpers/fake-server';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 jest.setTimeout(30_000);
@@ -55,14 +57,14 @@ describe('the mail server down, refusing, then back', () => {
     expect(known.body).toEqual(unknown.body);
     expect(known.headers['retry-after']).toBeUndefined();
     expect(await outbox('pending')).toBe(1);
-    await until(async () => (app.logs.join('').includes('mail not sent, retrying later') ? true : undefined), 'a failed attempt');
+    await eventually(async () => (app.logs.join('').includes('mail not sent, retrying later') ? true : undefined), 'a failed attempt');
     expect(await countRows(app.container.database, 'password_reset_tokens')).toBe(0);
 
     // A server that turns every connection away: still nothing sent, no live token.
     const refusing = await smtpOn(port, { refuse: true });
     try {
       await request(alice.email).expect(200);
-      await until(async () => (app.logs.filter((l) => l.includes('mail not sent, retrying later')).length >= 2 ? true : undefined), 'a refused attempt');
+      await eventually(async () => (app.logs.filter((l) => l.includes('mail not sent, retrying later')).length >= 2 ? true : undefined), 'a refused attempt');
       expect(refusing.messages).toHaveLength(0);
       expect(await countRows(app.container.database, 'password_reset_tokens')).toBe(0);
     } finally {
@@ -78,7 +80,7 @@ describe('the mail server down, refusing, then back', () => {
     // was asked for twice) and its link works.
     const smtp = await smtpOn(port);
     try {
-      const mail = await until(async () => smtp.messages[0], 'the reset e-mail');
+      const mail = await eventually(async () => smtp.messages[0], 'the reset e-mail');
       expect(await outbox('sent')).toBe(1);
       expect(smtp.messages).toHaveLength(1);
       const token = decodeURIComponent(/token=([^\s"<]+)/.exec(mail.text ?? '')![1]!);

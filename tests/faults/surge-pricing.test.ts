@@ -1,7 +1,8 @@
 import { Account, Asset, Horizon, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
-import { eventually, paidIntent, paymentBecomes, supplyTokens } from '../helpers/payment-fixtures';
+import { eventually } from '../helpers/eventually';
+import { paidIntent, paymentBecomes, supplyTokens } from '../helpers/payment-fixtures';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 

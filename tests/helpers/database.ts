@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Client } from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client';
+import { rowsOf } from '../../src/db/repositories/journal.repository';
 
 /**
  * The test file's database. By default, on the run's embedded server (started by Jest's global
@@ -43,10 +44,7 @@ async function createWorkerDatabase(): Promise<string> {
 
 /** Empties every table between tests, keeping the migrated schema. */
 export async function resetDatabase(handle: DatabaseHandle): Promise<void> {
-  const result = await handle.db.execute<{ tablename: string }>(
-    sql`select tablename from pg_tables where schemaname = 'public'`,
-  );
-  const rows = (Array.isArray(result) ? result : (result as { rows: { tablename: string }[] }).rows) as { tablename: string }[];
+  const rows = rowsOf<{ tablename: string }>(await handle.db.execute(sql`select tablename from pg_tables where schemaname = 'public'`));
   if (rows.length === 0) return;
   const names = rows.map((r) => `"${r.tablename}"`).join(', ');
   await handle.db.execute(sql.raw(`truncate table ${names} restart identity cascade`));

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { eventually } from './eventually';
 
 const ROOT = path.resolve(__dirname, '../..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -33,13 +34,18 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     });
     child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
     child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-      if (ok) return;
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service process did not start:\n${output.join('').slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const started = child;
+    await eventually(
+      async () => {
+        if (started.exitCode !== null) throw new Error(`it exited with ${started.exitCode}`);
+        return (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
+      },
+      'the service process to answer /healthz',
+      30_000,
+      100,
+    ).catch((err: Error) => {
+      throw new Error(`the service process did not start (${err.message}):\n${output.join('').slice(-3000)}`);
+    });
   };
   await start();
   return {

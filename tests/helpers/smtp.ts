@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { eventually } from './eventually';
 
 export interface TestSmtp {
   url: string;
@@ -13,7 +14,6 @@ export interface TestSmtp {
 /** A real SMTP server on a free local port; the service talks to it over TCP like to any other. */
 export async function startTestSmtp(): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
-  const waiters: ((m: ParsedMail) => void)[] = [];
   let taken = 0;
   const server = new SMTPServer({
     authOptional: true,
@@ -23,7 +23,6 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       simpleParser(stream)
         .then((mail) => {
           messages.push(mail);
-          waiters.shift()?.(mail);
           done();
         })
         .catch((err: Error) => done(err));
@@ -34,17 +33,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
   return {
     url: `smtp://127.0.0.1:${port}?starttls=off`,
     messages,
-    nextMessage(timeoutMs = 5000) {
-      if (messages.length > taken) return Promise.resolve(messages[taken++]!);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no e-mail arrived')), timeoutMs);
-        waiters.push((m) => {
-          clearTimeout(timer);
-          taken++;
-          resolve(m);
-        });
-      });
-    },
+    nextMessage: (timeoutMs = 5000) => eventually(async () => (messages.length > taken ? messages[taken++] : undefined), 'the next e-mail', timeoutMs, 10),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -35,10 +35,6 @@ export async function closeTestDatabase(): Promise<void> {
   shared = undefined;
 }
 
-/**
- * Builds the real application (every layer, real database) around the file's database, with
- * configuration as the environment would give it. Logs go to memory at `logLevel` (default silent).
- */
 export interface TestAppOptions {
   /** false builds the app on the file's database as it is: a second process, or a restart. Default true. */
   reset?: boolean;
@@ -47,6 +43,18 @@ export interface TestAppOptions {
   mintWaitMs?: number;
 }
 
+/**
+ * The real application on the file's database as it is (no reset): a second process of the
+ * service, or the same one restarted with other configuration.
+ */
+export function startAppKeepingData(env: Record<string, string> = {}, logLevel = 'silent', options: Omit<TestAppOptions, 'reset'> = {}): Promise<TestApp> {
+  return startTestApp(env, logLevel, { ...options, reset: false });
+}
+
+/**
+ * Builds the real application (every layer, real database) around the file's database, with
+ * configuration as the environment would give it. Logs go to memory at `logLevel` (default silent).
+ */
 export async function startTestApp(env: Record<string, string> = {}, logLevel = 'silent', options: TestAppOptions = {}): Promise<TestApp> {
   const database = await testDatabase();
   if (options.reset !== false) await resetDatabase(database);
@@ -78,14 +86,16 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
   });
   const logger = createLogger({ level: config.logLevel, destination });
   const container = await buildContainer(config, logger, { database, signupWaitMs: options.signupWaitMs, mintWaitMs: options.mintWaitMs });
+  let closing: Promise<void> | undefined;
   return {
     container,
     http: request(container.app),
     dataDir,
     logs,
-    async close() {
-      await container.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+    // Once: a test that stops the app itself leaves the hooks nothing to do.
+    close() {
+      closing ??= container.close().then(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      return closing;
     },
   };
 }

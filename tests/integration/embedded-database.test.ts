@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client';
 import { postmasterRuns, readPostmasterPid } from '../../src/db/embedded/postmaster';
-import { rowsOf } from '../helpers/hardening';
+import { queryRows } from '../helpers/database-state';
 
 /**
  * The embedded database of `npm start` (no DATABASE_URL): a PostgreSQL server per DATA_DIR,
@@ -42,7 +42,7 @@ const serverRuns = () => {
 };
 
 async function usernames(handle: DatabaseHandle): Promise<string[]> {
-  return (await rowsOf<{ username: string }>(handle, sql`select username from users order by username`)).map((r) => r.username);
+  return (await queryRows<{ username: string }>(handle, sql`select username from users order by username`)).map((r) => r.username);
 }
 
 async function addUser(handle: DatabaseHandle, username: string): Promise<void> {

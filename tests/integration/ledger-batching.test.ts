@@ -1,24 +1,12 @@
 import { Horizon } from '@stellar/stellar-sdk';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 import { userFields } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
-
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 const CLOSE_MS = 200;
 
+const { ledger, app } = withSandboxes({ ledger: { ledgerCloseMs: CLOSE_MS }, app: { env: { BCRYPT_COST: '4' }, logLevel: 'warn', scope: 'file' } });
 beforeAll(async () => {
-  ledger = await startLedgerSandbox({ ledgerCloseMs: CLOSE_MS });
-  provider = await startPaystackSandbox();
-  app = await startTestApp({ ...ledger.env, ...provider.env, BCRYPT_COST: '4' }, 'warn');
   await app.container.journal.ready();
-});
-afterAll(async () => {
-  await app.close();
-  await ledger.stop();
-  await provider.stop();
 });
 
 async function latestLedger(): Promise<number> {

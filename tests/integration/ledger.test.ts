@@ -1,27 +1,9 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
-  app = await startTestApp({ ...ledger.env, ...provider.env });
-});
-afterEach(async () => {
-  await app.close();
-});
+const { ledger, app } = withSandboxes();
 
 describe('wallet activation at signup', () => {
   it('creates the account on the ledger with no XLM of its own (reserves sponsored) and the token trustline', async () => {
@@ -209,13 +191,20 @@ describe('concurrency and retries', () => {
     await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
     const body = { userId: alice.userId, amount: 7 };
     const answers = await Promise.all([1, 2].map(() => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'mint-1').send(body)));
-    const statuses = answers.map((a) => a.status).sort();
-    // Concurrent duplicates: one runs; the other is told it is in progress (409) before the entry
-    // exists, or answers the entry's state (202 pending, or 200 once confirmed) after.
-    expect(statuses).toContain(200);
-    expect([200, 202, 409]).toEqual(expect.arrayContaining([statuses[0], statuses[1]]));
+
+    // Concurrent duplicates race to bind the key: the winner mints and answers 200; the loser answers
+    // the winner's record as it stands then, 200 confirmed or 202 still pending (which of the two is
+    // a genuine race). Either way both name one record, and the tokens move once.
+    const [winner, loser] = [...answers].sort((a, b) => a.status - b.status);
+    const hash = winner!.body.hash as string;
+    expect([winner!.status, winner!.body]).toEqual([200, { success: true, message: `Minted 7.0000000 WLT (transaction ${hash})`, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    const { items } = await app.container.ledger.listForUser(alice.userId, 10, 0);
+    const mints = items.filter((t) => t.kind === 'admin_mint');
+    expect(mints.map((t) => [t.ledgerTransactionId, t.status])).toEqual([[hash, 'confirmed']]);
+    if (loser!.status === 202) expect(loser!.body.result).toEqual({ transactionId: mints[0]!.id, hash: expect.any(String), status: 'pending' });
+    else expect([loser!.status, loser!.body]).toEqual([200, winner!.body]);
     const replay = await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'mint-1').send(body);
-    expect(replay.status).toBe(200);
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.body]).toEqual([200, 'true', winner!.body]);
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('7.0000000');
   });
 });

@@ -3,28 +3,14 @@ import { users as usersTable } from '../../src/db/schema';
 import { adminToken, bearer, createUser, userFields } from '../helpers/factories';
 import { fundedUser } from '../helpers/ledger-fixtures';
 import { checkout, createIntent, supplyTokens } from '../helpers/payment-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-
-beforeAll(async () => {
+const { app } = withSandboxes({
   // Ledger closes every 200 ms, so submissions are in flight long enough to see a queue.
-  ledger = await startLedgerSandbox({ ledgerCloseMs: 200 });
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
+  ledger: { ledgerCloseMs: 200 },
   // One lane (no channel accounts): jobs queue behind the transaction in flight.
-  app = await startTestApp({ ...ledger.env, ...provider.env, LEDGER_CHANNELS: '0' });
-});
-afterEach(async () => {
-  await app.close();
+  app: { env: { LEDGER_CHANNELS: '0' } },
 });
 
 /** The value of one series in Prometheus text, or undefined when the series is absent. */

@@ -50,7 +50,7 @@ interface Operation {
   'x-access'?: string;
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, MediaType> };
-  responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
+  responses: Record<string, { description?: string; headers?: Record<string, { description?: string; schema?: JsonSchema }>; content?: Record<string, MediaType> }>;
 }
 interface LooseDoc {
   openapi: string;
@@ -143,6 +143,17 @@ function refsIn(value: unknown): string[] {
   return Object.entries(value).flatMap(([k, v]) => (k === '$ref' && typeof v === 'string' ? [v] : refsIn(v)));
 }
 
+/** The top of a documented schema: its type, and an object's property names. */
+function topOfDocumented(schema: JsonSchema | undefined): { type: unknown; properties?: string[] } {
+  return schema?.type === 'object' ? { type: 'object', properties: Object.keys(schema.properties ?? {}).sort() } : { type: schema?.type };
+}
+
+/** The top of a route table's zod schema, as the document should show it. */
+function topOfZod(schema: unknown): { type: unknown; properties?: string[] } {
+  const def = (schema as { def: { type: string; shape?: Record<string, unknown> } }).def;
+  return def.type === 'object' ? { type: 'object', properties: Object.keys(def.shape ?? {}).sort() } : { type: def.type };
+}
+
 const SERVICE_OPERATIONS = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'POST /api/payments/webhook'];
 const ERROR_COMPONENT = { error: 'ErrorBody', message: 'AdminErrorBody', payments: 'PaymentsErrorBody' } as const;
 
@@ -193,8 +204,8 @@ describe('the OpenAPI document', () => {
       expect(op!['x-access']).toBe(route.access);
       expect(op!.security).toEqual(route.access === 'public' ? [] : [{ bearerAuth: [] }]);
       const success = op!.responses[String(route.response?.status ?? 200)];
-      expect(success).toBeDefined();
-      if (route.response?.schema) expect(success!.content?.['application/json']?.schema).toBeDefined();
+      expect({ where, success: success?.description }).toEqual({ where, success: route.summary });
+      if (route.response?.schema) expect({ where, schema: topOfDocumented(success!.content?.['application/json']?.schema) }).toEqual({ where, schema: topOfZod(route.response.schema) });
       else if (route.response?.contentType) expect(success!.content?.[route.response.contentType]?.schema).toEqual({ type: 'string' });
       expect(op!.requestBody !== undefined).toBe(route.request?.body !== undefined);
       for (const name of [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1])) {
@@ -245,7 +256,7 @@ describe('the OpenAPI document', () => {
       expect({ where, params: declaredPath.map((x) => x.name).sort() }).toEqual({ where, params: templated });
       for (const parameter of op.parameters ?? []) {
         expect(['path', 'query', 'header', 'cookie']).toContain(parameter.in);
-        expect(parameter.schema).toBeDefined();
+        expect({ where, parameter: parameter.name, type: parameter.schema?.type }).toEqual({ where, parameter: parameter.name, type: expect.stringMatching(/^(string|integer|number|boolean)$/) });
         if (parameter.in === 'path') expect(parameter.required).toBe(true);
       }
       const keys = (op.parameters ?? []).map((x) => `${x.in}:${x.name}`);
@@ -293,9 +304,10 @@ describe('the OpenAPI document', () => {
       expect(violations(doc, schema, errorBody(shape, 'Not found'))).toEqual([]);
     }
     const rateLimited = ['/api/users/signup', '/api/users/login', '/api/users/send-reset-password-email', '/api/users/reset-password', '/api/admin/login'];
-    for (const p of rateLimited) expect(doc.paths[p]!.post!.responses['429']).toBeDefined();
+    for (const p of rateLimited) expect([p, doc.paths[p]!.post!.responses['429']?.description]).toEqual([p, 'Rate limited (per IP, 15 minutes)']);
     for (const p of ['/api/ledger/transfer', '/api/ledger/create-asset', '/api/payments/verify-payment']) {
-      expect(doc.paths[p]!.post!.responses['503']).toBeDefined();
+      const unavailable = doc.paths[p]!.post!.responses['503'];
+      expect([p, unavailable?.description, unavailable?.headers?.['Retry-After']?.schema]).toEqual([p, 'An outside system is unreachable; retry after the Retry-After seconds', { type: 'integer' }]);
     }
     const transfer400 = doc.paths['/api/ledger/transfer']!.post!.responses['400']!.content!;
     expect(Object.keys(transfer400).sort()).toEqual(['application/json', 'text/plain']);

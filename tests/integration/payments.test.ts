@@ -12,34 +12,19 @@ import {
   paymentRow,
   postWebhook,
   signedEvent,
-  startPaymentsApp,
   supplyTokens,
 } from '../helpers/payment-fixtures';
-import { listen, startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import type { TestApp } from '../helpers/test-app';
+import { listen } from '../helpers/sandboxes';
+import { startAppKeepingData } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 // 2.5 tokens per Naira, so a test can tell minted tokens from Naira.
 const TOKENS_PER_NAIRA = '2.5';
 const PUBLIC_BASE_URL = 'http://wallet.test';
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
+const { ledger, provider, app } = withSandboxes({ app: { env: { TOKENS_PER_NAIRA, PUBLIC_BASE_URL } } });
 beforeEach(async () => {
-  app = await startPaymentsApp({ ...ledger.env, ...provider.env, TOKENS_PER_NAIRA, PUBLIC_BASE_URL });
   await supplyTokens(app);
-});
-afterEach(async () => {
-  await app.close();
 });
 
 interface ProviderTransaction {
@@ -109,7 +94,7 @@ describe('POST /api/payments/create-payment-intent', () => {
 
   it('refuses, before charging, an amount whose tokens exceed what one ledger payment can carry', async () => {
     // At 10 tokens per Naira, the largest Naira amount would be 10^12 tokens: over the ledger's 922337203685.4775807.
-    const generous = await startPaymentsApp({ ...ledger.env, ...provider.env, TOKENS_PER_NAIRA: '10', PUBLIC_BASE_URL }, { reset: false });
+    const generous = await startAppKeepingData({ ...ledger.env, ...provider.env, TOKENS_PER_NAIRA: '10', PUBLIC_BASE_URL });
     try {
       const user = await createUser(generous);
 

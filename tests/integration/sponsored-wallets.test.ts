@@ -2,16 +2,13 @@ import { Account, Asset, Horizon, Keypair, Operation, TransactionBuilder } from 
 import { channelKeys } from '../../src/ledger/channel-accounts';
 import { bearer, createUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 // Issue 14: wallets and channels hold no XLM of the service's. Their reserves are sponsored by the
 // distribution account and every fee is paid by a fee bump from it, so a scripted signup has nothing
 // to withdraw and no channel ever needs topping up. Everything is read back from Horizon.
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
+const { ledger, app, startApp } = withSandboxes({ app: { env: { LEDGER_CHANNELS: '2' } } });
 let horizon: Horizon.Server;
 
 interface RawAccount {
@@ -35,20 +32,8 @@ async function distributionKey(): Promise<string> {
   return (await app.container.journal.keys()).distribution.publicKey();
 }
 
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
+beforeAll(() => {
   horizon = new Horizon.Server(ledger.url, { allowHttp: true });
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
-beforeEach(async () => {
-  app = await startTestApp({ ...ledger.env, ...provider.env, LEDGER_CHANNELS: '2' });
-});
-afterEach(async () => {
-  await app.close();
 });
 
 describe('a new wallet', () => {
@@ -140,8 +125,7 @@ describe('channel accounts', () => {
     expect(await rawAccount(second)).toBeUndefined();
     expect((await rawAccount(distribution.publicKey()))!.num_sponsoring).toBe(before!.num_sponsoring - 2);
     // Raising the count again: the next start creates it anew (sponsored, 0 XLM).
-    await app.close();
-    app = await startTestApp({ ...ledger.env, ...provider.env, LEDGER_CHANNELS: '2' }, 'silent', { reset: false });
+    await startApp({}, { reset: false });
     await app.container.journal.ready();
     expect(nativeOf(await rawAccount(second))).toBe('0.0000000');
   });
@@ -149,9 +133,8 @@ describe('channel accounts', () => {
 
 describe('the distribution account\'s runway', () => {
   it('is in the metrics, and /readyz warns when its XLM covers fewer than MIN_SIGNUPS_LEFT wallets', async () => {
-    await app.close();
     // friendbot gives 10,000 XLM: about 6,600 wallets at 1.5 XLM each, fewer than 1,000,000
-    app = await startTestApp({ ...ledger.env, ...provider.env, LEDGER_CHANNELS: '2', MIN_SIGNUPS_LEFT: '1000000' });
+    await startApp({ MIN_SIGNUPS_LEFT: '1000000' });
     await createUser(app);
     const ready = await app.http.get('/readyz').expect(200);
     expect(ready.body).toEqual({ status: 'ready', warnings: [expect.stringMatching(/MIN_SIGNUPS_LEFT/)] });

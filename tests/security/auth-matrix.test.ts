@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { Keypair } from '@stellar/stellar-sdk';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { databaseState, forgeTokens, type ForgedTokens } from '../helpers/hardening';
+import { databaseState } from '../helpers/database-state';
+import { type ForgedTokens, forgeTokens } from '../helpers/forged-tokens';
 import { appRoutes, shapeOfGroup, shapeProblem, tableRoutes, type ExpectedAccess, type RouteKey } from '../helpers/route-inventory';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
  * Every route the application serves, and who may call it. Written out by hand on purpose: a
@@ -61,29 +61,19 @@ function expectation(key: RouteKey) {
 type Credential = keyof ForgedTokens | 'none' | 'deletedUser' | 'user' | 'admin';
 const REFUSED_401: Credential[] = ['none', 'garbage', 'wrongSignature', 'algNone', 'expired', 'otherAlgorithm', 'tamperedRole', 'resetToken', 'deletedUser'];
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
+const { app } = withSandboxes({ app: { scope: 'file' } });
 let user: CreatedUser;
 let admin: string;
 let deletedUserToken: string;
 let forged: ForgedTokens;
 
 beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-  app = await startTestApp({ ...ledger.env, ...provider.env });
   user = await createUser(app);
   admin = await adminToken(app);
   const doomed = await createUser(app);
   deletedUserToken = doomed.token;
   await app.http.delete(`/api/admin/users/${doomed.userId}`).set(bearer(admin)).expect(200);
   forged = forgeTokens(user.userId, user.token, app.container.tokens.issueReset(user.userId).token);
-});
-afterAll(async () => {
-  await app.close();
-  await ledger.stop();
-  await provider.stop();
 });
 
 function tokenFor(credential: Credential): string | undefined {

@@ -21,11 +21,10 @@ import {
   objectSource,
   percentEncode,
 } from '../helpers/evil-input';
-import { databaseState } from '../helpers/hardening';
+import { databaseState } from '../helpers/database-state';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { shapeOfGroup, shapeProblem, type RouteKey } from '../helpers/route-inventory';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
  * Property: whatever a client sends to a route that takes input, the answer is a 4xx in the
@@ -42,30 +41,20 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 jest.setTimeout(60_000);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
+// One app for every run. 10 tokens per Naira: Naira amounts that pass validation but would mint
+// more than the ledger's maximum reach the payment service, which must refuse them.
+const { ledger, provider, app } = withSandboxes({ app: { env: { TOKENS_PER_NAIRA: '10' }, scope: 'file' } });
 let alice: CreatedUser; // active wallet, no tokens: every transfer she makes must fail
 let bob: CreatedUser;
 let admin: string;
 let distributionKey: string;
 
 beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-  // 10 tokens per Naira: Naira amounts that pass validation but would mint more than the ledger's
-  // maximum reach the payment service, which must refuse them.
-  app = await startTestApp({ ...ledger.env, ...provider.env, TOKENS_PER_NAIRA: '10' });
   alice = await createUser(app);
   bob = await createUser(app);
   admin = await adminToken(app);
   await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '1000' }).expect(200);
   distributionKey = (await app.container.journal.ready()).keys.distribution.publicKey();
-});
-afterAll(async () => {
-  await app.close();
-  await ledger.stop();
-  await provider.stop();
 });
 
 interface Input {

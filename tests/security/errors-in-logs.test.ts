@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
+import { queryRows } from '../helpers/database-state';
+import { eventually } from '../helpers/eventually';
 import { bearer, createUser } from '../helpers/factories';
-import { chargeSuccess, eventually, paidIntent, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { chargeSuccess, paidIntent, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
+import { testDatabase } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
 
 jest.setTimeout(60_000);
 
@@ -19,25 +21,14 @@ const INSTALL_FAULT = [
 ];
 const REMOVE_FAULT = ['drop trigger if exists errors_in_logs_refuse on payments', 'drop function if exists errors_in_logs_refuse()'];
 
-let ledger: RunningLedger;
-let provider: RunningProvider;
-let app: TestApp;
-
-beforeAll(async () => {
-  ledger = await startLedgerSandbox();
-  provider = await startPaystackSandbox();
-});
-afterAll(async () => {
-  await ledger.stop();
-  await provider.stop();
-});
+const { provider, app } = withSandboxes({ app: { env: { WEBHOOK_RETRY_BASE_MS: '100' }, logLevel: 'trace' } });
 beforeEach(async () => {
-  app = await startTestApp({ ...ledger.env, ...provider.env, WEBHOOK_RETRY_BASE_MS: '100' }, 'trace');
   await supplyTokens(app);
 });
 afterEach(async () => {
-  for (const statement of REMOVE_FAULT) await app.container.database.db.execute(sql.raw(statement));
-  await app.close();
+  // On the file's database, which outlives the test's app: the trigger would outlive it too.
+  const database = await testDatabase();
+  for (const statement of REMOVE_FAULT) await database.db.execute(sql.raw(statement));
 });
 
 async function installFault(): Promise<void> {
@@ -84,8 +75,7 @@ describe('a database failure carrying the provider payload', () => {
     const { body, signature } = signedEvent(chargeSuccess(intent.reference, 3000), provider.secretKey);
     await postWebhook(app, body, signature).expect(200);
     const stored = await eventually(async () => {
-      const result = await app.container.database.db.execute<{ last_error: string | null }>(sql`select outcome as last_error from webhook_events`);
-      const rows = (Array.isArray(result) ? result : (result as { rows: { last_error: string | null }[] }).rows) as { last_error: string | null }[];
+      const rows = await queryRows<{ last_error: string | null }>(app.container.database, sql`select outcome as last_error from webhook_events`);
       return rows[0]?.last_error ?? undefined;
     }, 'the stored error');
     expect(stored).toContain('simulated storage failure');

@@ -15,7 +15,8 @@ import { WalletCipher } from '../../src/security/wallet-cipher';
 import { KeyRotationService } from '../../src/services/key-rotation.service';
 import { WalletService } from '../../src/services/wallet.service';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { rowsOf, startAppKeepingData } from '../helpers/hardening';
+import { queryRows } from '../helpers/database-state';
+import { startAppKeepingData } from '../helpers/test-app';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
 
@@ -35,7 +36,7 @@ interface SealedRow {
 async function sealedRows(app: TestApp): Promise<SealedRow[]> {
   const rows: SealedRow[] = [];
   for (const table of ['wallets', 'archived_wallets', 'system_accounts']) {
-    const found = await rowsOf<Omit<SealedRow, 'table'>>(app.container.database, sql.raw(`select public_key, secret_ciphertext, key_id from ${table}`));
+    const found = await queryRows<Omit<SealedRow, 'table'>>(app.container.database, sql.raw(`select public_key, secret_ciphertext, key_id from ${table}`));
     rows.push(...found.map((r) => ({ ...r, table })));
   }
   return rows;

@@ -3,7 +3,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { sql } from 'drizzle-orm';
 import { WalletCipher } from '../../src/security/wallet-cipher';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { rowsOf, tableNames } from '../helpers/hardening';
+import { queryRows, tableNames } from '../helpers/database-state';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { startTestApp, TEST_WALLET_KEY, type TestApp } from '../helpers/test-app';
 
@@ -43,7 +43,7 @@ afterAll(async () => {
 async function sealedRows(): Promise<SealedRow[]> {
   const rows: SealedRow[] = [];
   for (const table of ['wallets', 'archived_wallets', 'system_accounts']) {
-    const found = await rowsOf<Omit<SealedRow, 'table'>>(app.container.database, sql.raw(`select public_key, secret_ciphertext, key_id from ${table}`));
+    const found = await queryRows<Omit<SealedRow, 'table'>>(app.container.database, sql.raw(`select public_key, secret_ciphertext, key_id from ${table}`));
     rows.push(...found.map((r) => ({ ...r, table })));
   }
   return rows;
@@ -85,7 +85,7 @@ describe('secret keys at rest', () => {
   it('appear nowhere in plain text: no table holds a secret seed, a password or a JWT', async () => {
     const everything: string[] = [];
     for (const table of await tableNames(app.container.database)) {
-      const rows = await rowsOf<{ row: string }>(app.container.database, sql.raw(`select t::text as row from "${table}" t`));
+      const rows = await queryRows<{ row: string }>(app.container.database, sql.raw(`select t::text as row from "${table}" t`));
       everything.push(...rows.map((r) => `${table}: ${r.row}`));
     }
     expect(everything.length).toBeGreaterThanOrEqual(8); // 2 users, an admin, 2 wallets, an archive, 2 system accounts
@@ -97,7 +97,7 @@ describe('secret keys at rest', () => {
     }
     for (const secret of shown.values()) expect(dump).not.toContain(secret);
     // Passwords are bcrypt hashes.
-    const hashes = await rowsOf<{ password_hash: string }>(app.container.database, sql`select password_hash from users union all select password_hash from admins`);
+    const hashes = await queryRows<{ password_hash: string }>(app.container.database, sql`select password_hash from users union all select password_hash from admins`);
     for (const { password_hash } of hashes) expect(password_hash).toMatch(/^\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}$/);
   });
 });

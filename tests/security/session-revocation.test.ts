@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import jwt from 'jsonwebtoken';
 import { PasswordResetRepository } from '../../src/db/repositories/password-reset.repository';
+import { queryRows } from '../helpers/database-state';
 import { ADMIN, adminToken, bearer, createUser } from '../helpers/factories';
 import { startTestApp, TEST_JWT_SECRET, type TestApp } from '../helpers/test-app';
 
@@ -24,8 +25,7 @@ async function resetPassword(target: TestApp, userId: string, newPassword: strin
 }
 
 async function selectOne(target: TestApp, query: ReturnType<typeof sql>): Promise<string> {
-  const result = await target.container.database.db.execute<{ v: string }>(query);
-  const rows = (Array.isArray(result) ? result : (result as { rows: { v: string }[] }).rows) as { v: string }[];
+  const rows = await queryRows<{ v: string }>(target.container.database, query);
   return rows[0]!.v;
 }
 

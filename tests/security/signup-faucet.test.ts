@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { countRows } from '../helpers/database-state';
 import { userFields } from '../helpers/factories';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -15,8 +15,7 @@ afterEach(async () => {
 });
 
 async function userCount(): Promise<number> {
-  const result = await a.container.database.db.execute<{ n: string }>(sql`select count(*)::text as n from users`);
-  return Number(((Array.isArray(result) ? result : (result as { rows: { n: string }[] }).rows) as { n: string }[])[0]!.n);
+  return countRows(a.container.database, 'users');
 }
 
 describe('the signup faucet: an hourly budget of new wallets', () => {

@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { ConfigError, parseEnv } from '../../src/config/env';
+import { countRows } from '../helpers/database-state';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -10,9 +10,7 @@ afterEach(async () => {
 });
 
 async function paymentCount(target: TestApp): Promise<number> {
-  const result = await target.container.database.db.execute<{ n: string }>(sql`select count(*)::text as n from payments`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: { n: string }[] }).rows) as { n: string }[];
-  return Number(rows[0]!.n);
+  return countRows(target.container.database, 'payments');
 }
 
 describe('strict inputs (CONTRACT 5)', () => {

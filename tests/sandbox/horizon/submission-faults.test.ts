@@ -1,12 +1,6 @@
+import { eventually } from '../../helpers/eventually';
 import { balancesOf, startSandbox, type SandboxHarness } from './sandbox-harness';
-import {
-  TIMEOUT_PROBLEM,
-  getJson,
-  preparedPayment,
-  submissionError,
-  transactionStatus,
-  until,
-} from './fault-helpers';
+import { TIMEOUT_PROBLEM, getJson, preparedPayment, submissionError, transactionStatus } from './fault-helpers';
 
 let harness: SandboxHarness;
 
@@ -110,7 +104,7 @@ describe('slow', () => {
     const submission = harness.horizon.submitTransaction(tx).finally(() => {
       answered = true;
     });
-    await until(async () => ((await transactionStatus(harness, hash)) === 200 ? true : undefined), 'the transaction to apply');
+    await eventually(async () => ((await transactionStatus(harness, hash)) === 200 ? true : undefined), 'the transaction to apply', 10_000, 20);
     const appliedWhileWaiting = !answered;
     const response = await submission;
 

@@ -1,5 +1,6 @@
-import http, { type IncomingHttpHeaders } from 'node:http';
-import { closeServer, listenOnEphemeralPort } from './sandbox-harness';
+import type { IncomingHttpHeaders } from 'node:http';
+import { eventually } from '../../helpers/eventually';
+import { startFakeServer } from '../../helpers/fake-server';
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
@@ -24,35 +25,17 @@ export async function startWebhookReceiver(
   respond: (requestNumber: number) => number | Promise<number> = () => 200,
 ): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
-  const waiters: Array<() => void> = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const rawBody = Buffer.concat(chunks);
-      received.push({ headers: req.headers, rawBody, json: JSON.parse(rawBody.toString('utf8')) as ReceivedWebhook['json'] });
-      waiters.forEach((wake) => wake());
-      void Promise.resolve(respond(received.length)).then((status) => {
-        res.writeHead(status).end();
-      });
+  const server = await startFakeServer((req, res, rawBody) => {
+    received.push({ headers: req.headers, rawBody, json: JSON.parse(rawBody.toString('utf8')) as ReceivedWebhook['json'] });
+    void Promise.resolve(respond(received.length)).then((status) => {
+      res.writeHead(status).end();
     });
   });
-  const url = `${await listenOnEphemeralPort(server)}/paystack/webhook`;
-
   return {
-    url,
+    url: `${server.url}/paystack/webhook`,
     received,
     waitForCount: (count, timeoutMs = 8_000) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${received.length}`)), timeoutMs);
-        const check = (): void => {
-          if (received.length < count) return;
-          clearTimeout(timer);
-          resolve(received.slice());
-        };
-        waiters.push(check);
-        check();
-      }),
-    stop: () => closeServer(server),
+      eventually(async () => (received.length >= count ? received.slice() : undefined), `${count} webhooks`, timeoutMs, 10),
+    stop: () => server.close(),
   };
 }

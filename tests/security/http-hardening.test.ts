@@ -8,13 +8,17 @@ const LIMIT = 100 * 1024;
 /** A JSON body of exactly `bytes` bytes: {"pad":"xxx..."}. */
 const bodyOf = (bytes: number) => `{"pad":"${'x'.repeat(bytes - 10)}"}`;
 
-/** One body-taking route per group, plus the raw webhook and a path outside the API. */
-const GROUP_ROUTES: { path: string; shape: ErrorShape }[] = [
-  { path: '/api/users/login', shape: 'error' },
-  { path: '/api/admin/login', shape: 'message' },
-  { path: '/api/ledger/transfer', shape: 'error' },
-  { path: '/api/payments/verify-payment', shape: 'payments' },
-  { path: '/api/payments/webhook', shape: 'payments' },
+/**
+ * One body-taking route per group, plus the raw webhook; `read` is the answer to a body at the limit,
+ * which only comes once the body was read: the login routes validate it (400), the others ask for
+ * the token or the signature (401).
+ */
+const GROUP_ROUTES: { path: string; shape: ErrorShape; read: number }[] = [
+  { path: '/api/users/login', shape: 'error', read: 400 },
+  { path: '/api/admin/login', shape: 'message', read: 400 },
+  { path: '/api/ledger/transfer', shape: 'error', read: 401 },
+  { path: '/api/payments/verify-payment', shape: 'payments', read: 401 },
+  { path: '/api/payments/webhook', shape: 'payments', read: 401 },
 ];
 
 let app: TestApp;
@@ -27,15 +31,14 @@ describe('request bodies', () => {
     app = await startTestApp();
   });
 
-  it.each(GROUP_ROUTES)('$path: one byte over 100 kB is 413 in the group shape, before any token is looked at; 100 kB is read', async ({ path, shape }) => {
+  it.each(GROUP_ROUTES)('$path: one byte over 100 kB is 413 in the group shape, before any token is looked at; 100 kB is read', async ({ path, shape, read }) => {
     expect(Buffer.byteLength(bodyOf(LIMIT))).toBe(LIMIT);
     const over = await app.http.post(path).set('Content-Type', 'application/json').send(bodyOf(LIMIT + 1));
     expect(over.status).toBe(413);
     expect(shapeProblem(shape, over.body)).toBeUndefined();
     expect(JSON.stringify(over.body)).toMatch(/too large/i);
     const at = await app.http.post(path).set('Content-Type', 'application/json').send(bodyOf(LIMIT));
-    expect(at.status).not.toBe(413);
-    expect([400, 401]).toContain(at.status); // validation, a missing token or signature: the body was read
+    expect(at.status).toBe(read);
   });
 
   it.each(GROUP_ROUTES.filter((r) => !r.path.endsWith('/webhook')))('$path: malformed JSON, unsupported charsets and encodings are 400 in the group shape', async ({ path, shape }) => {
@@ -68,6 +71,22 @@ describe('request bodies', () => {
       expect([method, path, res.status]).toEqual([method, path, 404]);
       expect(shapeProblem(shape, res.body)).toBeUndefined();
     }
+  });
+});
+
+describe('rate limits on credential routes', () => {
+  it('answers 429 in the group shape past AUTH_RATE_LIMIT per IP, per route', async () => {
+    app = await startTestApp({ AUTH_RATE_LIMIT: '3' });
+    const attempt = () => app.http.post('/api/users/login').send({ identifier: 'someone', password: 'password-1' });
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: expect.stringMatching(/too many/i) });
+    const adminLimited = [];
+    for (let i = 0; i < 4; i++) adminLimited.push((await app.http.post('/api/admin/login').send({ email: 'a@example.com', password: 'x' })).status);
+    expect(adminLimited).toEqual([404, 404, 404, 429]);
+    // Signup keeps its own budget.
+    expect((await app.http.post('/api/users/signup').send(userFields())).status).toBe(201);
   });
 });
 
@@ -117,6 +136,14 @@ describe('rate limits on every credential route', () => {
 });
 
 describe('CORS', () => {
+  it('allows only the configured origins', async () => {
+    app = await startTestApp({ CORS_ORIGINS: 'https://wallet.example' });
+    const allowed = await app.http.options('/api/users/login').set('Origin', 'https://wallet.example').set('Access-Control-Request-Method', 'POST');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://wallet.example');
+    const denied = await app.http.options('/api/users/login').set('Origin', 'https://evil.example').set('Access-Control-Request-Method', 'POST');
+    expect(denied.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('grants nothing to a disallowed origin, on preflight or request, and exactly the configured origin otherwise', async () => {
     app = await startTestApp({ CORS_ORIGINS: 'https://wallet.example' });
     for (const origin of ['https://evil.example', 'https://wallet.example.evil.com', 'http://wallet.example', 'null']) {
@@ -152,6 +179,15 @@ describe('CORS', () => {
 });
 
 describe('security headers', () => {
+  it('sends helmet headers and no X-Powered-By', async () => {
+    app = await startTestApp();
+    const res = await app.http.get('/healthz');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(res.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
   it('are on every kind of answer: JSON, errors, HTML pages, scripts; secrets and payment pages are never cached', async () => {
     app = await startTestApp();
     const user = await createUser(app);

@@ -1,0 +1,51 @@
+import { sql } from 'drizzle-orm';
+import type { Container } from '../../src/container';
+import type { DatabaseHandle } from '../../src/db/client';
+import { ledgerEnvelopes } from '../../src/db/schema';
+import type { TestApp } from './test-app';
+
+/** An envelope as a process that died around its submission left it in the journal. */
+export interface CrashedEnvelope {
+  envelopeId: string;
+  hash: string;
+  envelopeXdr: string;
+}
+
+/**
+ * Simulates a process that dies right after storing a mint envelope in the journal: `before-send`
+ * never hands it to Horizon (it stays pending); `after-send` submits it (the ledger applies it)
+ * and dies before hearing the answer (it stays submitted). Envelopes of other kinds pass untouched.
+ */
+export function crashAroundSending(container: Container, when: 'before-send' | 'after-send'): { crashed: CrashedEnvelope[]; restore(): void } {
+  const sender = container.journal.sender;
+  const send = sender.send.bind(sender);
+  const crashed: CrashedEnvelope[] = [];
+  sender.send = async (envelopeId, tx, facts) => {
+    const entries = await container.journal.repository.entriesOf(envelopeId);
+    if (!entries.some((e) => e.kind === 'payment_mint')) return send(envelopeId, tx, facts);
+    crashed.push({ envelopeId, hash: facts.hash, envelopeXdr: tx.toEnvelope().toXDR('base64') });
+    if (when === 'after-send') {
+      await container.journal.repository.markSubmitted(envelopeId);
+      await container.journal.client.submit(tx);
+    }
+    throw new Error(`simulated crash ${when}`);
+  };
+  return {
+    crashed,
+    restore: () => {
+      sender.send = send;
+    },
+  };
+}
+
+/** Ends every lease at once: what the passing of LEDGER_LEASE_MS after a crash looks like to the reconciler. */
+export async function expireLeases(app: TestApp | DatabaseHandle): Promise<void> {
+  const db = 'container' in app ? app.container.database.db : app.db;
+  await db.execute(sql`update ledger_envelopes set next_check_at = now() where status in ('pending', 'submitted')`);
+  await db.execute(sql`update ledger_entries set lease_until = now() where status in ('pending', 'submitted')`);
+}
+
+/** Every envelope in the journal, straight from the database. */
+export async function allEnvelopes(app: TestApp) {
+  return app.container.database.db.select().from(ledgerEnvelopes);
+}
