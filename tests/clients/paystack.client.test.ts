@@ -9,7 +9,7 @@ import {
   startSandbox,
   uniqueReference,
   type RunningSandbox,
-} from '../sandbox/paystack/sandbox-harness';
+} from '@wallet/paystack-sandbox/testing';
 
 const CALLBACK_URL = 'http://merchant.test/api/payments/callback';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { parseTokenAmount } from '../../src/domain/amounts';
-import type { FaultPlan } from '../../src/sandbox/horizon';
+import type { FaultPlan } from '@wallet/horizon-sandbox';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { rowsOf, until } from '../helpers/hardening';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';

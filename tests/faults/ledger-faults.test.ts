@@ -1,7 +1,7 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { LedgerIndeterminateError } from '../../src/clients/ledger-errors';
 import { StellarClient } from '../../src/clients/stellar.client';
-import { SANDBOX_NETWORK_PASSPHRASE } from '../../src/sandbox/horizon';
+import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { sql } from 'drizzle-orm';
 import { databaseState, delayingProxy, rowsOf, until, type DelayingProxy } from '../helpers/hardening';

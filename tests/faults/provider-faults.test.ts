@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sql } from 'drizzle-orm';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { forwardTo, rowsOf, switchableServer, until, type SwitchableServer } from '../helpers/hardening';
 import { ledgerBalance } from '../helpers/ledger-fixtures';

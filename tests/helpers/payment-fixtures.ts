@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '../../src/db/client';
 import type { PaymentRow } from '../../src/db/repositories/payment.repository';
 import { sql } from 'drizzle-orm';
 import { ledgerEnvelopes, payments } from '../../src/db/schema';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { adminToken, bearer, type CreatedUser } from './factories';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
