@@ -5,8 +5,8 @@ import tseslint from 'typescript-eslint';
  * The layers (docs/architecture.md): routes -> services -> repositories, clients and the ledger
  * journal, never upward and never skipping to what a lower layer owns. Type-only imports are
  * allowed (a route may name a repository's row type). The sandboxes are outside systems, npm
- * workspaces under packages/: only the composition root and the operator commands load them, and
- * they import nothing of the service.
+ * workspaces under packages/: the composition root loads them with import(), only when embedded,
+ * and they import nothing of the service.
  */
 const layer = (files, forbidden, message) => ({
   files,
@@ -17,6 +17,8 @@ const layer = (files, forbidden, message) => ({
 const SANDBOXES = ['@wallet/*', '**/packages/**'];
 const HTTP = ['**/routes/**', '**/http/**', '**/middleware/**', '**/app'];
 const boundaries = [
+  // First, so the layers below (which forbid the sandboxes too) take precedence for their files.
+  layer(['src/**/*.ts'], SANDBOXES, 'the service loads a sandbox with import(), only when it is embedded (container.ts); types may be imported'),
   layer(['src/routes/**/*.ts'], ['**/db/**', '**/clients/**', '**/ledger/**', '@stellar/stellar-sdk', ...SANDBOXES], 'routes call services: no repository, client, journal or SDK below them'),
   layer(
     ['src/services/**/*.ts'],
