@@ -9,11 +9,12 @@ const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 /**
  * The Chromium the checkout test drives: CHROMIUM_PATH if set (the service's test run resolves it
  * once in its global setup), Debian's if installed, else the one inside the `@sparticuz/chromium`
- * npm package, unpacked to the temp directory on first use. Nothing is downloaded either way.
- * The package's own copy of the service's tests/helpers/chromium.ts: a workspace's tests import
- * nothing from outside it, so they run the same alone (npm test -w) as from the root.
- * The npm package is an ES module, which Jest's module sandbox cannot load: a child Node process
- * asks it for the path.
+ * npm package, unpacked to the temp directory on first use. Nothing is downloaded either way. That
+ * npm package is an ES module, which Jest's module sandbox cannot load: a child Node process asks
+ * it for the path.
+ *
+ * The workspace's own copy of the service's tests/helpers/chromium.ts: its tests import nothing
+ * from outside the package, so they run the same alone (npm test -w) as from the root.
  */
 function findChromium(): string {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
