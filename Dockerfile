@@ -3,6 +3,11 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The sandbox workspaces are here only for their types: src/container.ts names them and loads them
+# with import() when HORIZON_URL / PAYSTACK_SECRET_KEY is unset, so the compiler must resolve them
+# (npm ci links them into node_modules/@wallet/). tsconfig.build.json compiles src/ only: nothing
+# of packages/ reaches dist/.
+COPY packages ./packages
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -15,14 +20,19 @@ ENV NODE_ENV=production \
     DATA_DIR=/app/data
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# No sandboxes in this image: packages/ is not copied, and --workspaces=false keeps npm from
+# installing or linking the workspaces even if it were (without it, npm ci links every workspace
+# whose folder exists and installs its dependencies, --omit=dev or not). Production config refuses
+# to start without HORIZON_URL and PAYSTACK_SECRET_KEY; without NODE_ENV=production, an unset one
+# stops the start with a message naming it (the sandbox cannot be loaded here).
+RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # dist/db/client.js applies the migrations from ../../drizzle, i.e. /app/drizzle.
 COPY drizzle ./drizzle
 # The code stays root-owned (read-only to the service); only DATA_DIR is writable. In production
 # nothing is written there (every outside system is configured, DATABASE_URL included); without
 # NODE_ENV=production it holds the embedded PostgreSQL server's files (the server runs as the node
-# user), sandbox ledger, outbox and generated secrets: mount a volume.
+# user), outbox and generated secrets: mount a volume.
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 3000

@@ -4,8 +4,9 @@ import tseslint from 'typescript-eslint';
 /**
  * The layers (docs/architecture.md): routes -> services -> repositories, clients and the ledger
  * journal, never upward and never skipping to what a lower layer owns. Type-only imports are
- * allowed (a route may name a repository's row type). The sandboxes are outside systems: only the
- * composition root and the operator commands load them.
+ * allowed (a route may name a repository's row type). The sandboxes are outside systems, npm
+ * workspaces under packages/: the composition root loads them with import(), only when embedded,
+ * and they import nothing of the service.
  */
 const layer = (files, forbidden, message) => ({
   files,
@@ -13,9 +14,11 @@ const layer = (files, forbidden, message) => ({
     '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: forbidden, message, allowTypeImports: true }] }],
   },
 });
-const SANDBOXES = ['**/sandbox/**', '**/sandbox'];
+const SANDBOXES = ['@wallet/*', '**/packages/**'];
 const HTTP = ['**/routes/**', '**/http/**', '**/middleware/**', '**/app'];
 const boundaries = [
+  // First, so the layers below (which forbid the sandboxes too) take precedence for their files.
+  layer(['src/**/*.ts'], SANDBOXES, 'the service loads a sandbox with import(), only when it is embedded (container.ts); types may be imported'),
   layer(['src/routes/**/*.ts'], ['**/db/**', '**/clients/**', '**/ledger/**', '@stellar/stellar-sdk', ...SANDBOXES], 'routes call services: no repository, client, journal or SDK below them'),
   layer(
     ['src/services/**/*.ts'],
@@ -26,7 +29,12 @@ const boundaries = [
   layer(['src/db/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/clients/**', ...SANDBOXES], 'repositories sit at the bottom'),
   layer(['src/clients/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/db/**', ...SANDBOXES], 'a client only talks to its outside system'),
   layer(['src/domain/**/*.ts', 'src/errors/**/*.ts', 'src/security/**/*.ts', 'src/views/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/db/**', '**/clients/**', ...SANDBOXES], 'shared building blocks import no layer'),
-  layer(['src/sandbox/**/*.ts'], ['../../*', '!../../horizon', '!../../paystack', '../../../**'], 'a sandbox is an outside system: it imports nothing of the service'),
+  // A workspace imports only its own files and npm packages: never the service's src/ (nor its
+  // tests). The patterns match the import text, so one rule per folder depth inside the package:
+  // from packages/NAME/src/file.ts, '../../' already leaves it.
+  ...[0, 1, 2, 3, 4].map((depth) =>
+    layer([`packages/*/${'*/'.repeat(depth)}*.ts`], [`${'../'.repeat(depth + 1)}**`], 'a sandbox is an outside system: a workspace imports nothing of the service'),
+  ),
 ];
 
 export default tseslint.config(

@@ -1,7 +1,9 @@
 import type { Config } from 'jest';
 
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
-const config: Config = {
+const service: Config = {
+  displayName: 'service',
+  rootDir: __dirname,
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
@@ -11,6 +13,11 @@ const config: Config = {
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
   setupFiles: ['<rootDir>/tests/helpers/env.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/helpers/after-env.ts'],
+};
+
+const config: Config = {
+  // The service's suites, and each workspace's own (packages/*/jest.config.ts), in one run.
+  projects: [service, '<rootDir>/packages/*/jest.config.ts'],
   testTimeout: 30_000,
   // Tests mostly wait (ledger closes, HTTP to the sandboxes, the database server in its own
   // process): 3 workers on 2 cores measured 86 s against 123 s with 2; 4 was slower (BENCHMARKS.md).

@@ -129,6 +129,12 @@ function spawnTs(serviceDir: string, entry: string, args: string[], env: NodeJS.
   }
 }
 
+/** A sandbox's CLI in the checkout under test: a workspace now, under src/sandbox/ in older commits. */
+function sandboxCli(serviceDir: string, name: 'horizon' | 'paystack'): string {
+  const workspace = `packages/${name}-sandbox/src/cli.ts`;
+  return fs.existsSync(path.join(serviceDir, workspace)) ? workspace : `src/sandbox/${name}/cli.ts`;
+}
+
 export interface ServiceOptions {
   /** Names the temp directory and log lines. */
   label: string;
@@ -293,7 +299,7 @@ export class PaystackSandboxProcess {
     const root = makeTempRoot('paystack', bench.keepTemp);
     const sandbox = new PaystackSandboxProcess(root, await freePort());
     const args = ['--port', String(sandbox.port), '--host', '127.0.0.1', '--secret', sandbox.secretKey, '--data-dir', path.join(root, 'data')];
-    const child = spawnTs(bench.serviceDir, 'src/sandbox/paystack/cli.ts', args, { ...process.env, LOG_LEVEL: 'warn' }, path.join(root, 'paystack.log'));
+    const child = spawnTs(bench.serviceDir, sandboxCli(bench.serviceDir, 'paystack'), args, { ...process.env, LOG_LEVEL: 'warn' }, path.join(root, 'paystack.log'));
     sandbox.child = child;
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < deadline) {
@@ -334,7 +340,7 @@ export class LedgerSandboxProcess {
     const root = makeTempRoot('ledger', bench.keepTemp);
     const sandbox = new LedgerSandboxProcess(root, await freePort());
     const args = ['--port', String(sandbox.port), '--data-dir', path.join(root, 'data'), '--close-ms', String(closeMs)];
-    const child = spawnTs(bench.serviceDir, 'src/sandbox/horizon/cli.ts', args, { ...process.env, LOG_LEVEL: 'warn' }, path.join(root, 'ledger.log'));
+    const child = spawnTs(bench.serviceDir, sandboxCli(bench.serviceDir, 'horizon'), args, { ...process.env, LOG_LEVEL: 'warn' }, path.join(root, 'ledger.log'));
     sandbox.child = child;
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < deadline) {

@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express, { type Express, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
 import { errorShapeForGroup } from './http/error-shapes';
 import type { Logger } from './logger';
@@ -16,8 +16,12 @@ export interface AppDeps {
   guards: RouteGuards;
   /** Route tables by base path, e.g. { '/api/users': usersRoutes(...) }. */
   routeGroups: Record<string, RouteDef[]>;
-  /** Extra routers mounted before the API (the sandboxes), by path. */
-  mounts?: Record<string, Router>;
+  /**
+   * Outside systems served on this port (the embedded sandboxes), by path: mounted first, ahead of
+   * every middleware of the service, so their traffic is not in its request logs, metrics or
+   * headers. Each answers everything under its path; nothing falls through to the service.
+   */
+  outsideApps?: Record<string, Router>;
   /** Raw-body routes (webhooks) that must see the exact bytes: mounted before the JSON parser. */
   rawMounts?: Record<string, Router>;
   corsOrigins: string[];
@@ -39,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
+  for (const [path, router] of Object.entries(deps.outsideApps ?? {})) app.use(path, router, outsideNotFound, outsideError);
   installRequestContext(app, deps.logger);
   if (deps.metrics) {
     labelMatchedRoutes(app);
@@ -64,7 +69,6 @@ export function createApp(deps: AppDeps): Express {
   for (const [path, router] of Object.entries(deps.rawMounts ?? {})) app.use(path, router);
   app.use(express.json({ limit: '100kb', strict: true }));
 
-  for (const [path, router] of Object.entries(deps.mounts ?? {})) app.use(path, router);
   app.use(pagesRouter());
   for (const [base, routes] of Object.entries(deps.routeGroups)) app.use(base, buildRouter(routes, deps.guards));
 
@@ -72,6 +76,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler);
   return app;
 }
+
+// What an outside app leaves unanswered ends here, in a bare body: not the service's logs or error shapes.
+const outsideNotFound: RequestHandler = (_req, res) => {
+  res.status(404).json({ error: 'Not found' });
+};
+const outsideError: ErrorRequestHandler = (_err, _req, res, _next) => {
+  if (res.headersSent) res.destroy();
+  else res.status(500).json({ error: 'Internal error' });
+};
 
 function parseTrustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;

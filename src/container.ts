@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { Asset } from '@stellar/stellar-sdk';
+import type { HorizonSandbox } from '@wallet/horizon-sandbox';
+import type { PaystackSandbox } from '@wallet/paystack-sandbox';
 import type { Express, Router } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
@@ -37,8 +39,6 @@ import { usersRoutes } from './routes/users.routes';
 import { createPasswordHasher, type PasswordHasher } from './security/password-hasher';
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
-import { createHorizonSandbox, type HorizonSandbox } from './sandbox/horizon';
-import { createPaystackSandbox, type PaystackSandbox } from './sandbox/paystack';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
 import { MailOutboxService } from './services/mail-outbox.service';
@@ -93,40 +93,64 @@ export interface ContainerOptions {
 }
 
 interface Sandboxes {
-  mounts: Record<string, Router>;
+  /** Served by the app ahead of its own middleware, by path. */
+  apps: Record<string, Router>;
   horizon?: HorizonSandbox;
   paystack?: PaystackSandbox;
 }
 
 /**
  * With HORIZON_URL or PAYSTACK_SECRET_KEY unset (never in production: config refuses it), the
- * embedded stand-ins are mounted in this app and reached over HTTP like the real services, at the
- * endpoints config/outside-systems.ts derived.
+ * embedded stand-in is loaded, and only then: its code (packages/, npm workspaces) is not part of
+ * a production build. The app serves it on the service's port, ahead of the service's middleware,
+ * as the outside system it stands for; the service reaches it over HTTP like the real one, at the
+ * endpoint config/outside-systems.ts derived.
  */
 async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
-  const sandboxes: Sandboxes = { mounts: {} };
+  const sandboxes: Sandboxes = { apps: {} };
   if (config.ledger.embedded) {
+    const { createHorizonSandbox } = await loadSandbox('HORIZON_URL', () => import('@wallet/horizon-sandbox'));
     sandboxes.horizon = await createHorizonSandbox({
       networkPassphrase: config.ledger.networkPassphrase,
       dataDir: path.join(config.dataDir, 'ledger'),
       ledgerCloseMs: config.ledger.ledgerCloseMs,
       maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger,
     });
-    sandboxes.mounts['/sandbox/horizon'] = sandboxes.horizon.router;
+    sandboxes.apps['/sandbox/horizon'] = sandboxes.horizon.router;
   }
   if (config.payments.provider.embedded) {
+    const { createPaystackSandbox } = await loadSandbox('PAYSTACK_SECRET_KEY', () => import('@wallet/paystack-sandbox'));
     sandboxes.paystack = await createPaystackSandbox({
       secretKey: config.payments.provider.secretKey,
       webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook`,
       dataDir: path.join(config.dataDir, 'paystack'),
     });
-    sandboxes.mounts['/sandbox/paystack'] = sandboxes.paystack.router;
+    sandboxes.apps['/sandbox/paystack'] = sandboxes.paystack.router;
   }
   return sandboxes;
 }
 
+/**
+ * The sandboxes are TypeScript workspaces run through tsx (npm start) or ts-jest: a compiled build
+ * (dist/, the Docker image) has no loadable copy, so starting one there without the outside
+ * system configured stops here, naming the variable to set.
+ */
+async function loadSandbox<T>(variable: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    throw new Error(
+      `${variable} is unset and the embedded sandbox standing in for it cannot be loaded here (${errorReason(err).split('\n')[0]}): ` +
+        `set ${variable}, or run from the source tree with npm start`,
+      { cause: err },
+    );
+  }
+}
+
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
 export async function buildContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
+  // First: a sandbox this build cannot load stops the start before the database is touched.
+  const sandboxes = await embeddedSandboxes(config);
   const database =
     options.database ??
     (await openDatabase({
@@ -142,7 +166,6 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const cipher = new WalletCipher(config.walletKeys.current, config.walletKeys.previous);
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
-  const sandboxes = await embeddedSandboxes(config);
   const metrics = new ServiceMetrics();
   // The queue depth gauge reads the distribution submitter, which exists once the ledger is
   // bootstrapped. A submission result means a bootstrap has begun, so asking ready() then never
@@ -288,7 +311,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     metrics,
     guards: { requireRole },
     routeGroups,
-    mounts: sandboxes.mounts,
+    outsideApps: sandboxes.apps,
     rawMounts: {
       '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: config.payments.provider.secretKey, rateLimits }),
     },

@@ -59,9 +59,9 @@ export function installRequestContext(app: Express, logger: Logger): void {
     const url = req.url;
     const binding: RequestBinding = { id, method: req.method, path: url.split('?')[0]! };
     (req as ContextHolder)[CONTEXT] = { binding, logger };
-    // The embedded sandboxes are called by the service itself (their traffic would double every
-    // line), and a scraper polls /metrics every few seconds.
-    if (!url.startsWith('/sandbox/') && url !== '/metrics') {
+    // A scraper polls /metrics every few seconds. (The embedded sandboxes never get here: the app
+    // serves them ahead of this middleware, as the outside systems they stand for.)
+    if (url !== '/metrics') {
       res.once('close', () => {
         const statusCode = res.statusCode;
         const responseTime = Date.now() - startedAt;

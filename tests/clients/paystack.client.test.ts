@@ -2,7 +2,7 @@ import axios from 'axios';
 import { PaystackClient } from '../../src/clients/paystack.client';
 import { AppError, type ErrorCode } from '../../src/errors/app-error';
 import { answer, hang, startFakeServer, type FakeServer } from '../helpers/fake-server';
-import { SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '../sandbox/paystack/sandbox-harness';
+import { SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '@wallet/paystack-sandbox/testing';
 
 const CALLBACK_URL = 'http://merchant.test/api/payments/callback';
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { parseTokenAmount } from '../../src/domain/amounts';
-import type { FaultPlan } from '../../src/sandbox/horizon';
+import type { FaultPlan } from '@wallet/horizon-sandbox';
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';

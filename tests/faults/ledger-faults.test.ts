@@ -2,7 +2,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { sql } from 'drizzle-orm';
 import { LedgerIndeterminateError } from '../../src/clients/ledger-errors';
 import { StellarClient } from '../../src/clients/stellar.client';
-import { SANDBOX_NETWORK_PASSPHRASE } from '../../src/sandbox/horizon';
+import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { databaseState, queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';

@@ -1,7 +1,7 @@
 import type { InitializedTransaction } from '../../src/clients/paystack.client';
 import type { PaymentRow } from '../../src/db/repositories/payment.repository';
 import { payments } from '../../src/db/schema';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { eventually } from './eventually';
 import { adminToken, bearer, type CreatedUser } from './factories';
 import type { TestApp } from './test-app';

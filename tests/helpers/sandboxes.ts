@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import express from 'express';
-import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type HorizonSandboxOptions, type SandboxFaults } from '../../src/sandbox/horizon';
-import { createPaystackSandbox, type PaystackSandbox } from '../../src/sandbox/paystack';
+import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type HorizonSandboxOptions, type SandboxFaults } from '@wallet/horizon-sandbox';
+import { createPaystackSandbox, type PaystackSandbox } from '@wallet/paystack-sandbox';
 
 export interface RunningLedger {
   url: string;
@@ -14,7 +14,7 @@ export interface RunningLedger {
   stop(): Promise<void>;
   /** Starts it again on the same port with the same state. */
   start(): Promise<void>;
-  /** Its fault layer: answers as Horizon does on a bad day (see src/sandbox/horizon/faults). */
+  /** Its fault layer: answers as Horizon does on a bad day (see packages/horizon-sandbox/src/faults). */
   readonly faults: SandboxFaults;
 }
 

@@ -1,4 +1,4 @@
-import type { HorizonSandboxOptions } from '../../src/sandbox/horizon';
+import type { HorizonSandboxOptions } from '@wallet/horizon-sandbox';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from './sandboxes';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 

@@ -1,4 +1,4 @@
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import {

@@ -7,7 +7,7 @@ import { createAssetBody } from '../../src/routes/ledger.routes';
 import { intentBody, mintBody } from '../../src/routes/payments.routes';
 import { provisionBody, updateUserBody } from '../../src/routes/admin.routes';
 import { signupBody } from '../../src/routes/users.routes';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { ADMIN, adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import {
   badIdempotencyKey,

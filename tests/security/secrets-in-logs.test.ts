@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { startLedgerSandbox, startPaystackSandbox } from '../helpers/sandboxes';
 import { startTestSmtp } from '../helpers/smtp';

@@ -2,7 +2,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { StellarClient } from '../../src/clients/stellar.client';
 import { FeeBumper, bidPerOperation } from '../../src/ledger/fee-bumper';
 import { FeePolicy } from '../../src/ledger/fee-policy';
-import { SANDBOX_NETWORK_PASSPHRASE } from '../../src/sandbox/horizon';
+import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 
 // The bid comes from the network's /fee_stats (read over HTTP from the sandbox, as from Horizon),

@@ -22,13 +22,17 @@ describe('layer boundaries', () => {
     ['a route importing a repository', 'src/routes/users.routes.ts', "import { UserRepository } from '../db/repositories/user.repository';\nexport const x = UserRepository;"],
     ['the journal importing a route', 'src/ledger/ledger-journal.ts', "import { ledgerRoutes } from '../routes/ledger.routes';\nexport const x = ledgerRoutes;"],
     ['a client importing the database', 'src/clients/stellar.client.ts', "import { users } from '../db/schema';\nexport const x = users;"],
-    ['the sandbox importing the service', 'src/sandbox/horizon/routes.ts', "import { createLogger } from '../../logger';\nexport const x = createLogger;"],
+    ['the sandbox importing the service', 'packages/horizon-sandbox/src/routes.ts', "import { createLogger } from '../../../src/logger';\nexport const x = createLogger;"],
+    ['the service loading a sandbox statically', 'src/container.ts', "import { createHorizonSandbox } from '@wallet/horizon-sandbox';\nexport const x = createHorizonSandbox;"],
+    ['a sandbox\'s test importing the service\'s test helpers', 'packages/paystack-sandbox/tests/checkout.test.ts', "import { launchChromium } from '../../../tests/helpers/chromium';\nexport const x = launchChromium;"],
   ])('refuses %s', async (_what, file, code) => {
     expect(await restrictedImports(file, code)).toHaveLength(1);
   });
 
   it.each([
     ['a service importing TokenLedger', 'src/services/user.service.ts', "import { TokenLedger } from '../ledger/token-ledger';\nexport const x = TokenLedger;"],
+    ['the composition root naming a sandbox type', 'src/container.ts', "import type { HorizonSandbox } from '@wallet/horizon-sandbox';\nexport type X = HorizonSandbox;"],
+    ['a sandbox importing its own files', 'packages/horizon-sandbox/src/operations/payment.ts', "import { LedgerDelta } from '../ledger-delta';\nexport const x = LedgerDelta;"],
     ['a route naming a repository row type', 'src/routes/users.routes.ts', "import type { RecordRow } from '../db/repositories/transaction.repository';\nexport type X = RecordRow;"],
   ])('allows %s', async (_what, file, code) => {
     expect(await restrictedImports(file, code)).toEqual([]);

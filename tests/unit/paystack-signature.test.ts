@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { signPaystackPayload } from '../../src/sandbox/paystack';
+import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { isValidPaystackSignature } from '../../src/security/paystack-signature';
 
 const SECRET = 'sk_test_webhook_secret';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { FaultPlanError } from '../../../src/sandbox/horizon';
+import { FaultPlanError } from '../src';
 import { clientFor, fundedAccount, startSandbox, type LedgerClient, type SandboxHarness } from './sandbox-harness';
 import { getJson, preparedPayment, submissionError, transactionStatus } from './fault-helpers';
 
@@ -127,7 +127,7 @@ describe('/_sandbox/faults', () => {
 });
 
 describe('the CLI', () => {
-  const root = path.resolve(__dirname, '../../..');
+  const packageRoot = path.resolve(__dirname, '..');
   const children: ChildProcess[] = [];
 
   afterAll(async () => {
@@ -141,8 +141,8 @@ describe('the CLI', () => {
   });
 
   const startCli = (args: string[]) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/horizon/cli.ts', '--port', '0', ...args], {
-      cwd: root,
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', '--port', '0', ...args], {
+      cwd: packageRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

@@ -1,5 +1,5 @@
 import { Asset, Keypair, NotFoundError, Operation } from '@stellar/stellar-sdk';
-import { SANDBOX_NETWORK_PASSPHRASE } from '../../../src/sandbox/horizon';
+import { SANDBOX_NETWORK_PASSPHRASE } from '../src';
 import { buildTransaction, fundedAccount, startSandbox, type SandboxHarness } from './sandbox-harness';
 
 let harness: SandboxHarness;

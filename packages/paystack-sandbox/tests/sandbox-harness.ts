@@ -2,7 +2,7 @@ import axios, { type AxiosInstance } from 'axios';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPaystackSandbox, type PaystackSandbox, type PaystackSandboxOptions } from '../../../src/sandbox/paystack';
+import { createPaystackSandbox, type PaystackSandbox, type PaystackSandboxOptions } from '../src';
 
 export const SECRET_KEY = 'sk_test_sandbox_harness_secret';
 

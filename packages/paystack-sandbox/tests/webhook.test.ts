@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { signPaystackPayload } from '../../../src/sandbox/paystack/signature';
+import { signPaystackPayload } from '../src/signature';
 import { checkoutPath, initializeCharge, SECRET_KEY, startSandbox, type RunningSandbox } from './sandbox-harness';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 

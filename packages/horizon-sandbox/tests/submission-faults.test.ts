@@ -1,6 +1,12 @@
-import { eventually } from '../../helpers/eventually';
 import { balancesOf, startSandbox, type SandboxHarness } from './sandbox-harness';
-import { TIMEOUT_PROBLEM, getJson, preparedPayment, submissionError, transactionStatus } from './fault-helpers';
+import {
+  TIMEOUT_PROBLEM,
+  getJson,
+  preparedPayment,
+  submissionError,
+  transactionStatus,
+  until,
+} from './fault-helpers';
 
 let harness: SandboxHarness;
 
@@ -104,7 +110,7 @@ describe('slow', () => {
     const submission = harness.horizon.submitTransaction(tx).finally(() => {
       answered = true;
     });
-    await eventually(async () => ((await transactionStatus(harness, hash)) === 200 ? true : undefined), 'the transaction to apply', 10_000, 20);
+    await until(async () => ((await transactionStatus(harness, hash)) === 200 ? true : undefined), 'the transaction to apply');
     const appliedWhileWaiting = !answered;
     const response = await submission;
 

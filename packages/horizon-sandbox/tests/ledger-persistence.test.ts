@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
-import { createHorizonSandbox } from '../../../src/sandbox/horizon';
+import { createHorizonSandbox } from '../src';
 import { balancesOf, buildTransaction, fundedAccount, startSandbox } from './sandbox-harness';
 
 let dataDir: string;

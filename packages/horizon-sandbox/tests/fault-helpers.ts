@@ -56,3 +56,14 @@ export async function getJson<T = Record<string, unknown>>(
 export async function transactionStatus(harness: LedgerClient, hash: string): Promise<number> {
   return (await fetch(`${harness.url}/transactions/${hash}`)).status;
 }
+
+/** Polls until `probe` returns something other than undefined; fails after `timeoutMs`. */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

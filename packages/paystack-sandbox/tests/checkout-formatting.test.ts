@@ -1,6 +1,6 @@
-import { callbackUrlWithReference } from '../../../src/sandbox/paystack/callback-url';
-import { escapeHtml, formatKoboAsNaira } from '../../../src/sandbox/paystack/checkout-page';
-import { paystackFeeKobo } from '../../../src/sandbox/paystack/transaction';
+import { callbackUrlWithReference } from '../src/callback-url';
+import { escapeHtml, formatKoboAsNaira } from '../src/checkout-page';
+import { paystackFeeKobo } from '../src/transaction';
 
 describe('formatKoboAsNaira', () => {
   it.each([

@@ -15,7 +15,7 @@ import {
   createHorizonSandbox,
   type HorizonSandboxOptions,
   type SandboxFaults,
-} from '../../../src/sandbox/horizon';
+} from '../src';
 
 /** What a test needs to talk to a sandbox ledger over HTTP, wherever it runs. */
 export interface LedgerClient {

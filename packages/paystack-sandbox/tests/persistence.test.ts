@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPaystackSandbox } from '../../../src/sandbox/paystack';
+import { createPaystackSandbox } from '../src';
 import { checkoutPath, initializeCharge, SECRET_KEY, startSandbox, uniqueReference } from './sandbox-harness';
 
 describe('Paystack sandbox persistence', () => {

@@ -1,0 +1,32 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+const PACKAGE_ROOT = path.resolve(__dirname, '..');
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * The Chromium the checkout test drives: CHROMIUM_PATH if set (the service's test run resolves it
+ * once in its global setup), Debian's if installed, else the one inside the `@sparticuz/chromium`
+ * npm package, unpacked to the temp directory on first use. Nothing is downloaded either way. That
+ * npm package is an ES module, which Jest's module sandbox cannot load: a child Node process asks
+ * it for the path.
+ *
+ * The workspace's own copy of the service's tests/helpers/chromium.ts: its tests import nothing
+ * from outside the package, so they run the same alone (npm test -w) as from the root.
+ */
+function findChromium(): string {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  if (fs.existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  const script = "import('@sparticuz/chromium').then(async (m) => process.stdout.write(await m.default.executablePath()))";
+  return execFileSync(process.execPath, ['-e', script], { cwd: PACKAGE_ROOT, encoding: 'utf8', timeout: 120_000 }).trim();
+}
+
+/** Headless Chromium with everything that would reach the network switched off. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: findChromium(),
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}

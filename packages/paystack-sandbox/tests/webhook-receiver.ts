@@ -1,0 +1,58 @@
+import http, { type IncomingHttpHeaders } from 'node:http';
+import { closeServer, listenOnEphemeralPort } from './sandbox-harness';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  /** The exact bytes on the wire: signatures must be checked against these, not re-serialised JSON. */
+  rawBody: Buffer;
+  json: { event: string; data: Record<string, unknown> & { reference: string } };
+}
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
+  waitForCount(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A merchant endpoint that records every request. `respond` picks the status for the n-th
+ * request (1-based), so a test can make it fail first and succeed later.
+ */
+export async function startWebhookReceiver(
+  respond: (requestNumber: number) => number | Promise<number> = () => 200,
+): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const waiters: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks);
+      received.push({ headers: req.headers, rawBody, json: JSON.parse(rawBody.toString('utf8')) as ReceivedWebhook['json'] });
+      waiters.forEach((wake) => wake());
+      void Promise.resolve(respond(received.length)).then((status) => {
+        res.writeHead(status).end();
+      });
+    });
+  });
+  const url = `${await listenOnEphemeralPort(server)}/paystack/webhook`;
+
+  return {
+    url,
+    received,
+    waitForCount: (count, timeoutMs = 8_000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${received.length}`)), timeoutMs);
+        const check = (): void => {
+          if (received.length < count) return;
+          clearTimeout(timer);
+          resolve(received.slice());
+        };
+        waiters.push(check);
+        check();
+      }),
+    stop: () => closeServer(server),
+  };
+}
