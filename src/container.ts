@@ -1,8 +1,7 @@
-import path from 'node:path';
+// Over 300 lines on purpose: the composition root builds the whole graph in one readable pass (it only
+// wires: configuration derivations live in config/, the embedded sandboxes in config/embedded-sandboxes.ts).
 import { Asset } from '@stellar/stellar-sdk';
-import type { HorizonSandbox } from '@wallet/horizon-sandbox';
-import type { PaystackSandbox } from '@wallet/paystack-sandbox';
-import type { Express, Router } from 'express';
+import type { Express } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
 import { PaystackClient } from './clients/paystack.client';
@@ -25,6 +24,7 @@ import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
 import { LedgerJournal, type ReadyLedger } from './ledger/ledger-journal';
 import { TokenLedger } from './ledger/token-ledger';
+import { embeddedSandboxes } from './config/embedded-sandboxes';
 import { Treasury, type TreasuryReading } from './ledger/treasury';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
@@ -90,61 +90,6 @@ export interface ContainerOptions {
   signupWaitMs?: number;
   /** How long verify waits for the mint before answering (the reconciler finishes it anyway). */
   mintWaitMs?: number;
-}
-
-interface Sandboxes {
-  /** Served by the app ahead of its own middleware, by path. */
-  apps: Record<string, Router>;
-  horizon?: HorizonSandbox;
-  paystack?: PaystackSandbox;
-}
-
-/**
- * With HORIZON_URL or PAYSTACK_SECRET_KEY unset (never in production: config refuses it), the
- * embedded stand-in is loaded, and only then: its code (packages/, npm workspaces) is not part of
- * a production build. The app serves it on the service's port, ahead of the service's middleware,
- * as the outside system it stands for; the service reaches it over HTTP like the real one, at the
- * endpoint config/outside-systems.ts derived.
- */
-async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
-  const sandboxes: Sandboxes = { apps: {} };
-  if (config.ledger.embedded) {
-    const { createHorizonSandbox } = await loadSandbox('HORIZON_URL', () => import('@wallet/horizon-sandbox'));
-    sandboxes.horizon = await createHorizonSandbox({
-      networkPassphrase: config.ledger.networkPassphrase,
-      dataDir: path.join(config.dataDir, 'ledger'),
-      ledgerCloseMs: config.ledger.ledgerCloseMs,
-      maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger,
-    });
-    sandboxes.apps['/sandbox/horizon'] = sandboxes.horizon.router;
-  }
-  if (config.payments.provider.embedded) {
-    const { createPaystackSandbox } = await loadSandbox('PAYSTACK_SECRET_KEY', () => import('@wallet/paystack-sandbox'));
-    sandboxes.paystack = await createPaystackSandbox({
-      secretKey: config.payments.provider.secretKey,
-      webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook`,
-      dataDir: path.join(config.dataDir, 'paystack'),
-    });
-    sandboxes.apps['/sandbox/paystack'] = sandboxes.paystack.router;
-  }
-  return sandboxes;
-}
-
-/**
- * The sandboxes are TypeScript workspaces run through tsx (npm start) or ts-jest: a compiled build
- * (dist/, the Docker image) has no loadable copy, so starting one there without the outside
- * system configured stops here, naming the variable to set.
- */
-async function loadSandbox<T>(variable: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load();
-  } catch (err) {
-    throw new Error(
-      `${variable} is unset and the embedded sandbox standing in for it cannot be loaded here (${errorReason(err).split('\n')[0]}): ` +
-        `set ${variable}, or run from the source tree with npm start`,
-      { cause: err },
-    );
-  }
 }
 
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
