@@ -20,10 +20,6 @@ export class FeeBumper {
     private readonly networkPassphrase: string,
   ) {}
 
-  get feeSourcePublicKey(): string {
-    return this.feeSource.publicKey();
-  }
-
   /**
    * A new envelope: the inner transaction at today's bid (at least `floor` per operation), with
    * the ledger Horizon had closed when the bid was made: bumps count the ledgers it waits from it.
