@@ -47,7 +47,10 @@ export class Mailer {
     if (this.toOutbox) {
       await fs.mkdir(this.options.outboxDir, { recursive: true });
       const file = path.join(this.options.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${crypto.randomUUID().slice(0, 8)}.eml`);
-      await fs.writeFile(file, info.message as Buffer, { mode: 0o600 });
+      // Written aside, then renamed: whoever reads the outbox never sees a half-written message
+      // (tests/integration/password-reset.test.ts once read one empty).
+      await fs.writeFile(`${file}.part`, info.message as Buffer, { mode: 0o600 });
+      await fs.rename(`${file}.part`, file);
       this.options.logger.info({ file, subject: message.subject }, 'mail written to outbox');
     }
   }

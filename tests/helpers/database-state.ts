@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/db/client';
-import { rowsOf } from '../../src/db/repositories/journal.repository';
+import { rowsOf } from '../../src/db/repositories/rows';
 
 /** The rows of a raw query, straight from the database. */
 export async function queryRows<T>(database: DatabaseHandle, query: ReturnType<typeof sql>): Promise<T[]> {

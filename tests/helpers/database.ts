@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { Client } from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client';
-import { rowsOf } from '../../src/db/repositories/journal.repository';
+import { rowsOf } from '../../src/db/repositories/rows';
 
 /**
  * The test file's database. By default, on the run's embedded server (started by Jest's global

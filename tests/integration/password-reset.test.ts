@@ -144,7 +144,8 @@ describe('development outbox', () => {
     await app.http.post('/api/users/send-reset-password-email').send({ email: user.email }).expect(200);
     const outbox = path.join(app.dataDir, 'outbox');
     // The mail worker writes it just after the answer.
-    const files = await eventually(async () => (fs.existsSync(outbox) && fs.readdirSync(outbox).length > 0 ? fs.readdirSync(outbox) : undefined), 'the .eml file');
+    const messages = () => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((f) => f.endsWith('.eml')) : []);
+    const files = await eventually(async () => (messages().length > 0 ? messages() : undefined), 'the .eml file');
     expect(files).toHaveLength(1);
     const eml = fs.readFileSync(path.join(outbox, files[0]!), 'utf8');
     expect(eml).toContain('Subject: Reset your wallet password');

@@ -1,12 +1,15 @@
 import { eq } from 'drizzle-orm';
-import type { CredentialTimes } from '../../security/sessions';
 import type { Database } from '../client';
 import { admins } from '../schema';
+import { AccountCredentials } from './account-credentials';
+import { first } from './rows';
 
 export type AdminRow = typeof admins.$inferSelect;
 
-export class AdminRepository {
-  constructor(private readonly db: Database) {}
+export class AdminRepository extends AccountCredentials {
+  constructor(db: Database) {
+    super(db, admins);
+  }
 
   async insert(email: string, passwordHash: string): Promise<AdminRow> {
     const [row] = await this.db.insert(admins).values({ email, passwordHash }).returning();
@@ -14,21 +17,7 @@ export class AdminRepository {
   }
 
   async findByEmail(email: string): Promise<AdminRow | undefined> {
-    const [row] = await this.db.select().from(admins).where(eq(admins.email, email));
-    return row;
-  }
-
-  async exists(id: string): Promise<boolean> {
-    const rows = await this.db.select({ id: admins.id }).from(admins).where(eq(admins.id, id));
-    return rows.length > 0;
-  }
-
-  async credentialTimes(id: string): Promise<CredentialTimes | undefined> {
-    const [row] = await this.db
-      .select({ createdAt: admins.createdAt, passwordChangedAt: admins.passwordChangedAt })
-      .from(admins)
-      .where(eq(admins.id, id));
-    return row;
+    return first(this.db.select().from(admins).where(eq(admins.email, email)));
   }
 
   /** Returns false when no such admin exists; every token issued before now stops working. */

@@ -1,9 +1,12 @@
-// Over 300 lines on purpose: every state change of the journal (entries and envelopes) is here, each
-// one conditional statement or transaction, so the rules that make writes happen once read together.
 import crypto from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
-import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, payments, wallets, type EntryKind } from '../schema';
+import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
+import { OPEN_ENVELOPE, confirmEnvelope, failEnvelope, type AppliedEnvelope, type EntryVerdict, type FailOptions } from './envelope-settlement';
+import { claimDueRows, msFromNow } from './leased-claims';
+import { first } from './rows';
+
+export type { EntryVerdict } from './envelope-settlement';
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 export type EnvelopeRow = typeof ledgerEnvelopes.$inferSelect;
@@ -21,14 +24,12 @@ export interface NewEnvelope {
   /** The ledger Horizon had closed when the bid was made (bumps count from it); undefined if unknown. */
   bidLedger: number | undefined;
 }
-/** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
-export interface EntryVerdict {
-  entryId: string;
-  final: boolean;
-  code: string;
-}
 
-const OPEN_ENVELOPE = ['pending', 'submitted'] as const;
+/** An entry may move to a new envelope only while pending with no envelope, or only a failed one. */
+const MOVABLE = and(
+  eq(ledgerEntries.status, 'pending'),
+  sql`(${ledgerEntries.envelopeId} is null or exists (select 1 from ${ledgerEnvelopes} v where v.id = ${ledgerEntries.envelopeId} and v.status = 'failed'))`,
+)!;
 
 /**
  * The journal's storage. Every state change is one conditional statement or one database
@@ -52,20 +53,18 @@ export class JournalRepository {
       await first?.(tx, id);
       const [row] = await tx
         .insert(ledgerEntries)
-        .values({ ...entry, id, leaseUntil: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+        .values({ ...entry, id, leaseUntil: msFromNow(leaseMs) })
         .returning();
       return row!;
     });
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {
-    const [row] = await this.db.select().from(ledgerEntries).where(eq(ledgerEntries.id, id));
-    return row;
+    return first(this.db.select().from(ledgerEntries).where(eq(ledgerEntries.id, id)));
   }
 
   async findEnvelope(id: string): Promise<EnvelopeRow | undefined> {
-    const [row] = await this.db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, id));
-    return row;
+    return first(this.db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, id)));
   }
 
   /**
@@ -78,18 +77,12 @@ export class JournalRepository {
       return await this.db.transaction(async (tx) => {
         const [stored] = await tx
           .insert(ledgerEnvelopes)
-          .values({ ...envelope, nextCheckAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+          .values({ ...envelope, nextCheckAt: msFromNow(leaseMs) })
           .returning({ id: ledgerEnvelopes.id });
         const moved = await tx
           .update(ledgerEntries)
           .set({ envelopeId: stored!.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
-          .where(
-            and(
-              inArray(ledgerEntries.id, entryIds),
-              eq(ledgerEntries.status, 'pending'),
-              sql`(${ledgerEntries.envelopeId} is null or exists (select 1 from ${ledgerEnvelopes} v where v.id = ${ledgerEntries.envelopeId} and v.status = 'failed'))`,
-            ),
-          )
+          .where(and(inArray(ledgerEntries.id, entryIds), MOVABLE))
           .returning({ id: ledgerEntries.id });
         if (moved.length !== entryIds.length) {
           const kept = new Set(moved.map((m) => m.id));
@@ -127,90 +120,21 @@ export class JournalRepository {
   }
 
   /**
-   * The ledger applied the envelope: it and its entries are confirmed, and what each kind of
-   * entry stands for follows in the same transaction (a payment becomes minted, a wallet active).
-   * Idempotent. Returns false when the envelope was not open (already settled).
+   * The ledger applied the envelope: it, its entries and what they stand for are confirmed in one
+   * transaction (envelope-settlement.ts). Idempotent. False when the envelope was not open.
    */
-  async confirm(envelopeId: string, hash: string, applied: { ledger: number; feeCharged?: bigint; hash?: string }): Promise<boolean> {
-    const { ledger } = applied;
-    return this.db.transaction(async (tx) => {
-      const [env] = await tx
-        .update(ledgerEnvelopes)
-        // the fee bump that applied, which the ledger's payment records name
-        .set({ status: 'confirmed', ledger, feeCharged: applied.feeCharged, outerHash: applied.hash, updatedAt: new Date() })
-        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
-        .returning({ id: ledgerEnvelopes.id });
-      if (!env) return false;
-      const entries = await tx
-        .update(ledgerEntries)
-        .set({ status: 'confirmed', ledger, updatedAt: new Date() })
-        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])))
-        .returning({ kind: ledgerEntries.kind, userId: ledgerEntries.userId, paymentReference: ledgerEntries.paymentReference });
-      const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
-      if (references.length > 0) {
-        await tx
-          .update(payments)
-          .set({ status: 'minted', mintTxHash: hash, updatedAt: new Date() })
-          .where(and(inArray(payments.reference, references), eq(payments.status, 'verified')));
-      }
-      const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
-      if (activated.length > 0) {
-        await tx
-          .update(wallets)
-          .set({ status: 'active', activatedAt: new Date() })
-          .where(and(inArray(wallets.userId, activated), eq(wallets.status, 'pending')));
-      }
-      return true;
-    });
+  async confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
+    return this.db.transaction((tx) => confirmEnvelope(tx, envelopeId, hash, applied));
   }
 
   /**
-   * The envelope failed: `failure` says why (result codes, not_delivered, never_applies). Allowed
-   * only while it is open and, unless `proven`, only if it was sent exactly once (a refusal of a
-   * resubmission proves nothing: the first send may have applied). Each entry is then either
-   * final (failed, with its code) or free to ride in a new envelope. Returns false when the
-   * envelope was not in that state: nothing changed, its outcome is still unknown.
+   * The envelope failed (envelope-settlement.ts says when that may be recorded). False when it was
+   * not in that state: nothing changed, its outcome is still unknown.
    */
-  async fail(envelopeId: string, failure: string, verdicts: EntryVerdict[], options: { proven: boolean; ledger?: number }): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const [env] = await tx
-        .update(ledgerEnvelopes)
-        .set({ status: 'failed', failure, ledger: options.ledger ?? null, updatedAt: new Date() })
-        .where(
-          and(
-            eq(ledgerEnvelopes.id, envelopeId),
-            options.proven ? inArray(ledgerEnvelopes.status, OPEN_ENVELOPE) : and(eq(ledgerEnvelopes.status, 'submitted'), eq(ledgerEnvelopes.submitCount, 1)),
-          ),
-        )
-        .returning({ id: ledgerEnvelopes.id });
-      if (!env) return false;
-      const finals = verdicts.filter((v) => v.final);
-      for (const v of finals) {
-        await tx
-          .update(ledgerEntries)
-          .set({ status: 'failed', failureCode: v.code, updatedAt: new Date() })
-          .where(and(eq(ledgerEntries.id, v.entryId), eq(ledgerEntries.envelopeId, envelopeId)));
-      }
-      // Everything else in the envelope waits for a new one.
-      await tx
-        .update(ledgerEntries)
-        .set({ status: 'pending', updatedAt: new Date() })
-        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])));
-      const failedMints = await tx
-        .select({ reference: ledgerEntries.paymentReference, code: ledgerEntries.failureCode })
-        .from(ledgerEntries)
-        .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'payment_mint')));
-      for (const m of failedMints) {
-        await tx
-          .update(payments)
-          .set({ status: 'failed', failureReason: `The ledger refused the mint (${m.code})`, updatedAt: new Date() })
-          .where(and(eq(payments.reference, m.reference!), eq(payments.status, 'verified')));
-      }
-      return true;
-    });
+  async fail(envelopeId: string, failure: string, verdicts: EntryVerdict[], options: FailOptions): Promise<boolean> {
+    return this.db.transaction((tx) => failEnvelope(tx, envelopeId, failure, verdicts, options));
   }
 
-  /** Lets workers look at an open envelope again after `delayMs` (ends the caller's lease). */
   /**
    * Notes that the envelope was seen still waiting with Horizon at `ledger`. Returns how many
    * ledgers its current bid has waited: since the ledger the bid was made at, or (an envelope
@@ -249,10 +173,11 @@ export class JournalRepository {
     return row !== undefined;
   }
 
+  /** Lets workers look at an open envelope again after `delayMs` (ends the caller's lease). */
   async recheckLater(envelopeId: string, delayMs: number): Promise<void> {
     await this.db
       .update(ledgerEnvelopes)
-      .set({ nextCheckAt: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .set({ nextCheckAt: msFromNow(delayMs) })
       .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)));
   }
 
@@ -260,7 +185,7 @@ export class JournalRepository {
   async releaseEntry(entryId: string, delayMs: number): Promise<void> {
     await this.db
       .update(ledgerEntries)
-      .set({ leaseUntil: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .set({ leaseUntil: msFromNow(delayMs) })
       .where(eq(ledgerEntries.id, entryId));
   }
 
@@ -273,13 +198,7 @@ export class JournalRepository {
     return this.db.transaction(async (tx) => {
       const dropped = await tx
         .delete(ledgerEntries)
-        .where(
-          and(
-            eq(ledgerEntries.id, entryId),
-            eq(ledgerEntries.status, 'pending'),
-            sql`(${ledgerEntries.envelopeId} is null or exists (select 1 from ${ledgerEnvelopes} v where v.id = ${ledgerEntries.envelopeId} and v.status = 'failed'))`,
-          ),
-        )
+        .where(and(eq(ledgerEntries.id, entryId), MOVABLE))
         .returning({ id: ledgerEntries.id });
       if (dropped.length === 0) return false;
       await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.entryId, entryId));
@@ -292,30 +211,16 @@ export class JournalRepository {
    * SKIP LOCKED: workers of several processes never take the same envelope.
    */
   async claimOpenEnvelopes(limit: number, leaseMs: number): Promise<EnvelopeRow[]> {
-    const rows = await this.db.execute<Record<string, unknown>>(sql`
-      update ledger_envelopes set next_check_at = now() + ${`${leaseMs} milliseconds`}::interval
-      where id in (
-        select id from ledger_envelopes
-        where status in ('pending', 'submitted') and next_check_at <= now()
-        order by next_check_at limit ${limit} for update skip locked)
-      returning id`);
-    const ids = rowsOf<{ id: string }>(rows).map((r) => String(r.id));
+    const claim = { dueAt: ledgerEnvelopes.nextCheckAt, waiting: inArray(ledgerEnvelopes.status, OPEN_ENVELOPE) };
+    const ids = await claimDueRows(this.db, ledgerEnvelopes, claim, limit, leaseMs);
     if (ids.length === 0) return [];
     return this.db.select().from(ledgerEnvelopes).where(inArray(ledgerEnvelopes.id, ids));
   }
 
   /** Entries waiting for an envelope whose lease passed (their process gave up or died), leased to the caller. */
   async claimWaitingEntries(limit: number, leaseMs: number, kinds?: readonly EntryKind[]): Promise<EntryRow[]> {
-    const kindFilter = kinds ? sql`and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})` : sql``;
-    const rows = await this.db.execute<Record<string, unknown>>(sql`
-      update ledger_entries set lease_until = now() + ${`${leaseMs} milliseconds`}::interval
-      where id in (
-        select e.id from ledger_entries e
-        where e.status = 'pending' and e.lease_until <= now() ${kindFilter}
-          and (e.envelope_id is null or exists (select 1 from ledger_envelopes v where v.id = e.envelope_id and v.status = 'failed'))
-        order by e.lease_until limit ${limit} for update skip locked)
-      returning id`);
-    const ids = rowsOf<{ id: string }>(rows).map((r) => String(r.id));
+    const waiting = and(MOVABLE, kinds ? inArray(ledgerEntries.kind, [...kinds]) : undefined)!;
+    const ids = await claimDueRows(this.db, ledgerEntries, { dueAt: ledgerEntries.leaseUntil, waiting }, limit, leaseMs);
     if (ids.length === 0) return [];
     return this.db.select().from(ledgerEntries).where(inArray(ledgerEntries.id, ids));
   }
@@ -338,9 +243,4 @@ class LostEntries extends Error {
   constructor(readonly ids: string[]) {
     super('entries already ride in another envelope');
   }
-}
-
-/** node-postgres answers `{rows}`, PGlite an array: the rows either way. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }

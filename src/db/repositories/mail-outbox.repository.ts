@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client';
 import { mailOutbox, users } from '../schema';
-import { rowsOf } from './journal.repository';
+import { claimDueRows, msFromNow } from './leased-claims';
 
 export interface DueMail {
   id: string;
@@ -33,33 +33,28 @@ export class MailOutboxRepository {
    * process skips them, and takes them only once the lease has passed).
    */
   async claimDue(limit: number, leaseMs: number): Promise<DueMail[]> {
-    const claimed = await this.db.execute<{ id: string }>(sql`
-      update mail_outbox set next_attempt_at = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1
-      where id in (
-        select id from mail_outbox where status = 'pending' and next_attempt_at <= now()
-        order by next_attempt_at limit ${limit} for update skip locked)
-      returning id`);
-    const ids = rowsOf<{ id: string }>(claimed).map((r) => r.id);
+    const claim = { dueAt: mailOutbox.nextAttemptAt, waiting: eq(mailOutbox.status, 'pending'), alsoSet: sql`attempts = attempts + 1` };
+    const ids = await claimDueRows(this.db, mailOutbox, claim, limit, leaseMs);
     if (ids.length === 0) return [];
     return this.db
       .select({ id: mailOutbox.id, kind: mailOutbox.kind, attempts: mailOutbox.attempts, userId: mailOutbox.userId, email: users.email, firstName: users.firstName })
       .from(mailOutbox)
       .innerJoin(users, eq(users.id, mailOutbox.userId))
-      .where(sql`${mailOutbox.id} in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`);
+      .where(inArray(mailOutbox.id, ids));
   }
 
   async markSent(id: string): Promise<void> {
     await this.db.update(mailOutbox).set({ status: 'sent', sentAt: new Date(), lastError: null }).where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'pending')));
   }
 
-  async markFailed(id: string, reason: string): Promise<void> {
+  async setAside(id: string, reason: string): Promise<void> {
     await this.db.update(mailOutbox).set({ status: 'failed', lastError: reason }).where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'pending')));
   }
 
   async retryLater(id: string, delayMs: number, reason: string): Promise<void> {
     await this.db
       .update(mailOutbox)
-      .set({ lastError: reason, nextAttemptAt: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .set({ lastError: reason, nextAttemptAt: msFromNow(delayMs) })
       .where(and(eq(mailOutbox.id, id), eq(mailOutbox.status, 'pending')));
   }
 }

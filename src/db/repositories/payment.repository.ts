@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { payments } from '../schema';
+import { first } from './rows';
 
 export type PaymentRow = typeof payments.$inferSelect;
 
@@ -16,8 +17,7 @@ export class PaymentRepository {
   }
 
   async find(reference: string): Promise<PaymentRow | undefined> {
-    const [row] = await this.db.select().from(payments).where(eq(payments.reference, reference));
-    return row;
+    return first(this.db.select().from(payments).where(eq(payments.reference, reference)));
   }
 
   async markProviderFailed(reference: string, payload: unknown): Promise<void> {

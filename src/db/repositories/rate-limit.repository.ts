@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { rateLimitCounters } from '../schema';
-import { rowsOf } from './journal.repository';
+import { rowsOf } from './rows';
 
 /** Fixed-window hit counters in PostgreSQL, so every process counts against one budget. */
 export class RateLimitRepository {

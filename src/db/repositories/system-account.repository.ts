@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../client';
 import { systemAccounts } from '../schema';
+import { first } from './rows';
 
 export type SystemAccountName = 'issuer' | 'distribution';
 export type SystemAccountRow = typeof systemAccounts.$inferSelect;
@@ -9,8 +10,7 @@ export class SystemAccountRepository {
   constructor(private readonly db: Database) {}
 
   async find(name: SystemAccountName): Promise<SystemAccountRow | undefined> {
-    const [row] = await this.db.select().from(systemAccounts).where(eq(systemAccounts.name, name));
-    return row;
+    return first(this.db.select().from(systemAccounts).where(eq(systemAccounts.name, name)));
   }
 
   /** Inserts unless another process stored one first; returns whichever row won. */

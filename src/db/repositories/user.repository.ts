@@ -1,7 +1,8 @@
 import { asc, count, eq, sql } from 'drizzle-orm';
-import type { CredentialTimes } from '../../security/sessions';
 import type { Database, Executor } from '../client';
 import { users, wallets } from '../schema';
+import { AccountCredentials } from './account-credentials';
+import { first } from './rows';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = Pick<UserRow, 'username' | 'email' | 'passwordHash' | 'firstName' | 'lastName'>;
@@ -18,8 +19,9 @@ const userWithWallet = {
   ledgerPublicKey: wallets.publicKey,
 };
 
-export class UserRepository {
-  constructor(private readonly db: Database) {
+export class UserRepository extends AccountCredentials {
+  constructor(db: Database) {
+    super(db, users);
     this.sealedWalletQuery = db
       .select({ ...userWithWallet, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId })
       .from(users)
@@ -34,55 +36,32 @@ export class UserRepository {
   }
 
   async findById(id: string): Promise<UserRow | undefined> {
-    const [row] = await this.db.select().from(users).where(eq(users.id, id));
-    return row;
-  }
-
-  async exists(id: string): Promise<boolean> {
-    const rows = await this.db.select({ id: users.id }).from(users).where(eq(users.id, id));
-    return rows.length > 0;
-  }
-
-  /** When the account was created and last changed its credentials (the auth check reads this). */
-  async credentialTimes(id: string): Promise<CredentialTimes | undefined> {
-    const [row] = await this.db
-      .select({ createdAt: users.createdAt, passwordChangedAt: users.passwordChangedAt })
-      .from(users)
-      .where(eq(users.id, id));
-    return row;
+    return first(this.db.select().from(users).where(eq(users.id, id)));
   }
 
   /** Login accepts a username (any case) or an e-mail (stored lower-case). */
   async findByIdentifier(identifier: string): Promise<UserRow | undefined> {
     const lowered = identifier.toLowerCase();
-    const [row] = await this.db
-      .select()
-      .from(users)
-      .where(sql`lower(${users.username}) = ${lowered} or ${users.email} = ${lowered}`)
-      .limit(1);
-    return row;
+    const byName = sql`lower(${users.username}) = ${lowered} or ${users.email} = ${lowered}`;
+    return first(this.db.select().from(users).where(byName).limit(1));
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {
-    const [row] = await this.db.select().from(users).where(eq(users.email, email));
-    return row;
+    return first(this.db.select().from(users).where(eq(users.email, email)));
   }
 
   async findWithWallet(id: string) {
-    const [row] = await this.db.select(userWithWallet).from(users).leftJoin(wallets, eq(wallets.userId, users.id)).where(eq(users.id, id));
-    return row;
+    return first(this.db.select(userWithWallet).from(users).leftJoin(wallets, eq(wallets.userId, users.id)).where(eq(users.id, id)));
   }
 
-  /** The user with the whole wallet row (sealed secret included), in one query. */
   /**
-   * The profile's one query on every `GET /api/users/profile`: a prepared statement, so neither
+   * The user with the whole wallet row (sealed secret included), in one query. The profile's one query on every `GET /api/users/profile`: a prepared statement, so neither
    * Drizzle (query building) nor PostgreSQL (parse and plan) does its work again per request.
    */
   private readonly sealedWalletQuery;
 
   async findWithSealedWallet(id: string) {
-    const [row] = await this.sealedWalletQuery.execute({ id });
-    return row;
+    return first(this.sealedWalletQuery.execute({ id }));
   }
 
   async list(limit: number, offset: number) {
@@ -126,7 +105,6 @@ export class UserRepository {
   }
 
   async delete(tx: Executor, id: string): Promise<Pick<UserRow, 'username' | 'email'> | undefined> {
-    const [row] = await tx.delete(users).where(eq(users.id, id)).returning({ username: users.username, email: users.email });
-    return row;
+    return first(tx.delete(users).where(eq(users.id, id)).returning({ username: users.username, email: users.email }));
   }
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { archivedWallets, ledgerEntries, wallets } from '../schema';
+import { first } from './rows';
 
 export type WalletRow = typeof wallets.$inferSelect;
 export type NewWallet = Pick<WalletRow, 'userId' | 'publicKey' | 'secretCiphertext' | 'keyId'>;
@@ -13,13 +14,11 @@ export class WalletRepository {
   }
 
   async findByUserId(userId: string): Promise<WalletRow | undefined> {
-    const [row] = await this.db.select().from(wallets).where(eq(wallets.userId, userId));
-    return row;
+    return first(this.db.select().from(wallets).where(eq(wallets.userId, userId)));
   }
 
   async findByPublicKey(publicKey: string): Promise<WalletRow | undefined> {
-    const [row] = await this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey));
-    return row;
+    return first(this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey)));
   }
 
   /** Pending wallets with no live activation in the journal (a crash or a final refusal left them). */
@@ -65,19 +64,13 @@ export class WalletRepository {
 
   /** The most recently archived wallet of a deleted user. */
   async findArchivedByUserId(userId: string): Promise<{ publicKey: string } | undefined> {
-    const [row] = await this.db
-      .select({ publicKey: archivedWallets.publicKey })
-      .from(archivedWallets)
-      .where(eq(archivedWallets.userId, userId))
-      .orderBy(desc(archivedWallets.archivedAt))
-      .limit(1);
-    return row;
+    const newestFirst = desc(archivedWallets.archivedAt);
+    return first(this.db.select({ publicKey: archivedWallets.publicKey }).from(archivedWallets).where(eq(archivedWallets.userId, userId)).orderBy(newestFirst).limit(1));
   }
 
   /** Removes the wallet row and returns it, for archiving in the same transaction. */
   async remove(tx: Executor, userId: string): Promise<WalletRow | undefined> {
-    const [row] = await tx.delete(wallets).where(eq(wallets.userId, userId)).returning();
-    return row;
+    return first(tx.delete(wallets).where(eq(wallets.userId, userId)).returning());
   }
 
   /** Keeps a deleted user's wallet key, so tokens on the ledger are never made unreachable. */

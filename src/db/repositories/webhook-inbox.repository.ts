@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../client';
 import { webhookEvents } from '../schema';
-import { rowsOf } from './journal.repository';
+import { claimDueRows, msFromNow } from './leased-claims';
+import { first } from './rows';
 
 export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
@@ -17,30 +18,32 @@ export class WebhookInboxRepository {
 
   /** Events due for an attempt, leased to the caller (SKIP LOCKED: one process per event at a time). */
   async claimDue(limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
-    const rows = await this.db.execute<{ id: string }>(sql`
-      update webhook_events set next_attempt_at = now() + ${`${leaseMs} milliseconds`}::interval, attempts = attempts + 1, updated_at = now()
-      where id in (
-        select id from webhook_events where status = 'received' and next_attempt_at <= now()
-        order by next_attempt_at limit ${limit} for update skip locked)
-      returning id`);
-    const ids = rowsOf<{ id: string }>(rows).map((r) => r.id);
+    const claim = { dueAt: webhookEvents.nextAttemptAt, waiting: eq(webhookEvents.status, 'received'), alsoSet: sql`attempts = attempts + 1, updated_at = now()` };
+    const ids = await claimDueRows(this.db, webhookEvents, claim, limit, leaseMs);
     if (ids.length === 0) return [];
-    return this.db.select().from(webhookEvents).where(sql`${webhookEvents.id} in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`);
+    return this.db.select().from(webhookEvents).where(inArray(webhookEvents.id, ids));
   }
 
-  async finish(id: string, status: 'done' | 'failed', outcome: string): Promise<void> {
+  async finish(id: string, outcome: string): Promise<void> {
+    await this.close(id, 'done', outcome);
+  }
+
+  async setAside(id: string, reason: string): Promise<void> {
+    await this.close(id, 'failed', reason);
+  }
+
+  private async close(id: string, status: 'done' | 'failed', outcome: string): Promise<void> {
     await this.db.update(webhookEvents).set({ status, outcome, updatedAt: new Date() }).where(and(eq(webhookEvents.id, id), eq(webhookEvents.status, 'received')));
   }
 
   async retryLater(id: string, delayMs: number, outcome: string): Promise<void> {
     await this.db
       .update(webhookEvents)
-      .set({ outcome, nextAttemptAt: sql`now() + ${`${delayMs} milliseconds`}::interval`, updatedAt: new Date() })
+      .set({ outcome, nextAttemptAt: msFromNow(delayMs), updatedAt: new Date() })
       .where(and(eq(webhookEvents.id, id), eq(webhookEvents.status, 'received')));
   }
 
   async find(event: string, reference: string): Promise<WebhookEventRow | undefined> {
-    const [row] = await this.db.select().from(webhookEvents).where(and(eq(webhookEvents.event, event), eq(webhookEvents.reference, reference)));
-    return row;
+    return first(this.db.select().from(webhookEvents).where(and(eq(webhookEvents.event, event), eq(webhookEvents.reference, reference))));
   }
 }

@@ -1,0 +1,108 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Executor } from '../client';
+import { ledgerEntries, ledgerEnvelopes, payments, wallets } from '../schema';
+
+// Settling an envelope: the two statements of the journal that end an envelope, and with it decide
+// what its entries stand for. Each runs in the caller's transaction (JournalRepository.confirm/fail).
+
+/** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
+export interface EntryVerdict {
+  entryId: string;
+  final: boolean;
+  code: string;
+}
+
+export const OPEN_ENVELOPE = ['pending', 'submitted'] as const;
+
+/** How the ledger applied an envelope: at which ledger, the fee charged, the fee bump's hash. */
+export interface AppliedEnvelope {
+  ledger: number;
+  feeCharged?: bigint;
+  hash?: string;
+}
+
+export interface FailOptions {
+  /** A proof that the envelope never applies (otherwise only a refusal of its one send counts). */
+  proven: boolean;
+  ledger?: number;
+}
+
+/**
+ * The ledger applied the envelope: it and its entries are confirmed, and what each kind of
+ * entry stands for follows in the same transaction (a payment becomes minted, a wallet active).
+ * Idempotent. Returns false when the envelope was not open (already settled).
+ */
+export async function confirmEnvelope(tx: Executor, envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
+  const { ledger } = applied;
+  const [env] = await tx
+    .update(ledgerEnvelopes)
+    // the fee bump that applied, which the ledger's payment records name
+    .set({ status: 'confirmed', ledger, feeCharged: applied.feeCharged, outerHash: applied.hash, updatedAt: new Date() })
+    .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+    .returning({ id: ledgerEnvelopes.id });
+  if (!env) return false;
+  const entries = await tx
+    .update(ledgerEntries)
+    .set({ status: 'confirmed', ledger, updatedAt: new Date() })
+    .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])))
+    .returning({ kind: ledgerEntries.kind, userId: ledgerEntries.userId, paymentReference: ledgerEntries.paymentReference });
+  const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
+  if (references.length > 0) {
+    await tx
+      .update(payments)
+      .set({ status: 'minted', mintTxHash: hash, updatedAt: new Date() })
+      .where(and(inArray(payments.reference, references), eq(payments.status, 'verified')));
+  }
+  const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
+  if (activated.length > 0) {
+    await tx
+      .update(wallets)
+      .set({ status: 'active', activatedAt: new Date() })
+      .where(and(inArray(wallets.userId, activated), eq(wallets.status, 'pending')));
+  }
+  return true;
+}
+
+/**
+ * The envelope failed: `failure` says why (result codes, not_delivered, never_applies). Allowed
+ * only while it is open and, unless `proven`, only if it was sent exactly once (a refusal of a
+ * resubmission proves nothing: the first send may have applied). Each entry is then either
+ * final (failed, with its code) or free to ride in a new envelope. Returns false when the
+ * envelope was not in that state: nothing changed, its outcome is still unknown.
+ */
+export async function failEnvelope(tx: Executor, envelopeId: string, failure: string, verdicts: EntryVerdict[], options: FailOptions): Promise<boolean> {
+  const [env] = await tx
+    .update(ledgerEnvelopes)
+    .set({ status: 'failed', failure, ledger: options.ledger ?? null, updatedAt: new Date() })
+    .where(
+      and(
+        eq(ledgerEnvelopes.id, envelopeId),
+        options.proven ? inArray(ledgerEnvelopes.status, OPEN_ENVELOPE) : and(eq(ledgerEnvelopes.status, 'submitted'), eq(ledgerEnvelopes.submitCount, 1)),
+      ),
+    )
+    .returning({ id: ledgerEnvelopes.id });
+  if (!env) return false;
+  const finals = verdicts.filter((v) => v.final);
+  for (const v of finals) {
+    await tx
+      .update(ledgerEntries)
+      .set({ status: 'failed', failureCode: v.code, updatedAt: new Date() })
+      .where(and(eq(ledgerEntries.id, v.entryId), eq(ledgerEntries.envelopeId, envelopeId)));
+  }
+  // Everything else in the envelope waits for a new one.
+  await tx
+    .update(ledgerEntries)
+    .set({ status: 'pending', updatedAt: new Date() })
+    .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])));
+  const failedMints = await tx
+    .select({ reference: ledgerEntries.paymentReference, code: ledgerEntries.failureCode })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'payment_mint')));
+  for (const m of failedMints) {
+    await tx
+      .update(payments)
+      .set({ status: 'failed', failureReason: `The ledger refused the mint (${m.code})`, updatedAt: new Date() })
+      .where(and(eq(payments.reference, m.reference!), eq(payments.status, 'verified')));
+  }
+  return true;
+}
