@@ -33,12 +33,13 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
 }
 
-/** Builds the HTTP application. It never listens: server.ts and the tests do that. */
+/** What /readyz reports. */
 export interface Readiness {
   ready: boolean;
   warnings?: string[];
 }
 
+/** Builds the HTTP application. It never listens: server.ts and the tests do that. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');

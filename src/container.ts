@@ -1,17 +1,14 @@
-// Over 300 lines on purpose: the composition root builds the whole graph in one readable pass (it only
-// wires: configuration derivations live in config/, the embedded sandboxes in config/embedded-sandboxes.ts).
-import { Asset } from '@stellar/stellar-sdk';
+// The composition root: it only wires. Configuration derivations live in config/, the embedded
+// sandboxes in config/embedded-sandboxes.ts, the ledger journal's many settings in composition/ledger.ts.
 import type { Express } from 'express';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
 import { PaystackClient } from './clients/paystack.client';
-import { StellarClient } from './clients/stellar.client';
 import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
-import { SystemAccountRepository } from './db/repositories/system-account.repository';
 import { PasswordResetRepository } from './db/repositories/password-reset.repository';
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
@@ -22,10 +19,12 @@ import { RateLimitRepository } from './db/repositories/rate-limit.repository';
 import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
 import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
-import { LedgerJournal, type ReadyLedger } from './ledger/ledger-journal';
+import type { LedgerJournal, ReadyLedger } from './ledger/ledger-journal';
 import { TokenLedger } from './ledger/token-ledger';
 import { embeddedSandboxes } from './config/embedded-sandboxes';
-import { Treasury, type TreasuryReading } from './ledger/treasury';
+import type { Treasury } from './ledger/treasury';
+import { journalFromConfig, treasuryFromConfig } from './composition/ledger';
+import { readinessProbe } from './composition/readiness';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
 import { countPaymentsByStatus } from './metrics/payment-counts';
@@ -126,35 +125,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const journalRepo = new JournalRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const timing = config.ledger;
-  const journal = new LedgerJournal({
-    client: new StellarClient({
-      horizonUrl: config.ledger.horizonUrl,
-      networkPassphrase: config.ledger.networkPassphrase,
-      submitTimeoutMs: config.ledger.submitTimeoutMs,
-      readTimeoutMs: config.ledger.readTimeoutMs,
-    }),
-    database,
-    journal: journalRepo,
-    idempotency,
-    wallets: walletRepo,
-    systemAccounts: new SystemAccountRepository(db),
-    cipher,
-    tokenCode: config.ledger.tokenCode,
-    issuerSecret: config.ledger.issuerSecret,
-    distributionSecret: config.ledger.distributionSecret,
-    friendbotUrl: config.ledger.friendbotUrl,
-    channelCount: config.ledger.channelCount,
-    logger,
-    timing: {
-      answerWaitMs: timing.answerWaitMs,
-      leaseMs: timing.leaseMs,
-      txTimeoutSeconds: timing.txTimeoutSeconds,
-      settleAttempts: 6,
-      settleBaseDelayMs: timing.settleBaseDelayMs,
-      recheckMs: timing.recheckMs,
-      retryBaseMs: timing.retryBaseMs,
-    },
-    fees: { percentile: timing.feePercentile, maxFeeStroops: timing.maxFeeStroops, cacheMs: timing.feeStatsCacheMs, bumpAfterLedgers: timing.bumpAfterLedgers },
+  const journal = journalFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger }, {
     onResult: (code) => {
       metrics.countLedgerResult(code);
       trackReady();
@@ -238,14 +209,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
     '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
-  const treasury = new Treasury(
-    journal.client,
-    async () => {
-      const keys = await journal.keys();
-      return { publicKey: keys.distribution.publicKey(), asset: new Asset(config.ledger.tokenCode, keys.issuer.publicKey()) };
-    },
-    { walletStartingXlm: config.ledger.walletStartingXlm, minSignupsLeft: config.ledger.minSignupsLeft, cacheMs: 5000 },
-  );
+  const treasury = treasuryFromConfig(config, journal);
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
     distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
@@ -262,12 +226,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
-    ready: async () => {
-      await db.execute('select 1');
-      if (!(await journal.client.isReachable())) return { ready: false };
-      const funds = await treasury.read();
-      return { ready: true, warnings: funds?.low ? [lowFundsWarning(funds)] : [] };
-    },
+    ready: readinessProbe(db, journal.client, treasury),
   });
 
   return {
@@ -336,8 +295,4 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       if (!options.database) await database.close();
     },
   };
-}
-
-function lowFundsWarning(funds: TreasuryReading): string {
-  return `The distribution account's XLM covers ${funds.signupsLeft} more wallets, fewer than MIN_SIGNUPS_LEFT: top it up`;
 }

@@ -1,8 +1,15 @@
-// Over 300 lines on purpose: the one door to Horizon (one class per outside system): every call,
-// its answer schema and the mapping of its failures to the three ledger errors.
 import { Asset, Horizon, type Transaction, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import axios from 'axios';
-import { z } from 'zod';
+import type { z } from 'zod';
+import {
+  accountSchema,
+  failureSchema,
+  feeStatsSchema,
+  paymentPageSchema,
+  rootSchema,
+  submitSchema,
+  transactionSchema,
+} from './horizon-schemas';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 
 export interface StellarClientOptions {
@@ -68,64 +75,6 @@ export interface SubmitResult {
   feeCharged: bigint;
 }
 
-const balanceSchema = z.looseObject({
-  asset_type: z.string(),
-  balance: z.string().regex(/^-?\d+\.\d{7}$/),
-  asset_code: z.string().optional(),
-  asset_issuer: z.string().optional(),
-  limit: z.string().optional(),
-});
-const accountSchema = z.looseObject({
-  id: z.string(),
-  sequence: z.string().regex(/^\d+$/),
-  balances: z.array(balanceSchema),
-  subentry_count: z.number().int().default(0),
-  num_sponsoring: z.number().int().default(0),
-  num_sponsored: z.number().int().default(0),
-});
-const stroops = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
-const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number(), fee_charged: stroops.default(0n) });
-// The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
-const transactionSchema = z.looseObject({
-  hash: z.string(),
-  ledger_attr: z.number(),
-  successful: z.boolean(),
-  fee_charged: stroops.default(0n),
-  // Looked up by its inner hash, a fee bump is named by that hash; its own is here.
-  fee_bump_transaction: z.looseObject({ hash: z.string() }).optional(),
-});
-const distributionSchema = z.record(z.string(), stroops);
-const feeStatsSchema = z.looseObject({
-  last_ledger: z.coerce.number().int(),
-  last_ledger_base_fee: stroops,
-  ledger_capacity_usage: z.coerce.number(),
-  fee_charged: distributionSchema,
-  max_fee: distributionSchema,
-});
-const paymentPageSchema = z.looseObject({
-  records: z.array(
-    z.looseObject({
-      id: z.string(),
-      paging_token: z.string(),
-      type: z.string(),
-      transaction_hash: z.string(),
-      transaction_successful: z.boolean().optional(),
-      from: z.string().optional(),
-      to: z.string().optional(),
-      amount: z.string().optional(),
-      asset_code: z.string().optional(),
-      asset_issuer: z.string().optional(),
-    }),
-  ),
-});
-const rootSchema = z.looseObject({ history_latest_ledger: z.number().int(), history_latest_ledger_closed_at: z.iso.datetime({ offset: true }) });
-const codesSchema = z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() });
-const failureSchema = z.looseObject({
-  extras: z.looseObject({
-    result_codes: codesSchema.extend({ inner_transaction: codesSchema.optional() }),
-  }),
-});
-
 /**
  * The service's one door to the Stellar network, over Horizon.Server exactly as against the real
  * Horizon. Answers are validated; failures become LedgerUnavailableError (retry later),
@@ -149,22 +98,15 @@ export class StellarClient {
 
   /** The account, or undefined when it does not exist on the ledger. */
   async loadAccount(publicKey: string): Promise<LedgerAccount | undefined> {
-    let raw: unknown;
-    try {
-      raw = await this.server.accounts().accountId(publicKey).call();
-    } catch (err) {
-      if (httpStatusOf(err) === 404) return undefined;
-      throw unavailable(err);
-    }
-    const parsed = accountSchema.safeParse(raw);
-    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered an unreadable account');
+    const account = await this.readOptional('account', () => this.server.accounts().accountId(publicKey).call(), accountSchema);
+    if (!account) return undefined;
     return {
-      id: parsed.data.id,
-      sequence: parsed.data.sequence,
-      subentryCount: parsed.data.subentry_count,
-      numSponsoring: parsed.data.num_sponsoring,
-      numSponsored: parsed.data.num_sponsored,
-      balances: parsed.data.balances.map((b) => ({
+      id: account.id,
+      sequence: account.sequence,
+      subentryCount: account.subentry_count,
+      numSponsoring: account.num_sponsoring,
+      numSponsored: account.num_sponsored,
+      balances: account.balances.map((b) => ({
         assetType: b.asset_type,
         assetCode: b.asset_code,
         assetIssuer: b.asset_issuer,
@@ -217,15 +159,8 @@ export class StellarClient {
    * order, so a hash absent from it after this ledger is absent from every ledger up to it.
    */
   async latestLedger(): Promise<{ sequence: number; closedAt: Date }> {
-    let raw: unknown;
-    try {
-      raw = await this.server.root();
-    } catch (err) {
-      throw unavailable(err);
-    }
-    const parsed = rootSchema.safeParse(raw);
-    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered an unreadable root');
-    return { sequence: parsed.data.history_latest_ledger, closedAt: new Date(parsed.data.history_latest_ledger_closed_at) };
+    const root = await this.read('root', () => this.server.root(), rootSchema);
+    return { sequence: root.history_latest_ledger, closedAt: new Date(root.history_latest_ledger_closed_at) };
   }
 
   /**
@@ -233,32 +168,20 @@ export class StellarClient {
    * Found by its inner hash too, for a fee bump; `hash` is then the fee bump's own.
    */
   async findTransaction(hash: string): Promise<FoundTransaction | undefined> {
-    try {
-      const raw = await this.server.transactions().transaction(hash).call();
-      const parsed = transactionSchema.parse(raw);
-      return { hash: parsed.fee_bump_transaction?.hash ?? parsed.hash, successful: parsed.successful, ledger: parsed.ledger_attr, feeCharged: parsed.fee_charged };
-    } catch (err) {
-      if (httpStatusOf(err) === 404) return undefined;
-      throw unavailable(err);
-    }
+    const found = await this.readOptional('transaction', () => this.server.transactions().transaction(hash).call(), transactionSchema);
+    if (!found) return undefined;
+    return { hash: found.fee_bump_transaction?.hash ?? found.hash, successful: found.successful, ledger: found.ledger_attr, feeCharged: found.fee_charged };
   }
 
   /** Horizon's fee statistics of recent ledgers (what bids are being charged). */
   async feeStats(): Promise<FeeStats> {
-    let raw: unknown;
-    try {
-      raw = await this.server.feeStats();
-    } catch (err) {
-      throw unavailable(err);
-    }
-    const parsed = feeStatsSchema.safeParse(raw);
-    if (!parsed.success) throw new LedgerUnavailableError('Ledger answered unreadable fee stats');
+    const stats = await this.read('fee stats', () => this.server.feeStats(), feeStatsSchema);
     return {
-      lastLedger: parsed.data.last_ledger,
-      lastLedgerBaseFee: parsed.data.last_ledger_base_fee,
-      capacityUsage: parsed.data.ledger_capacity_usage,
-      feeCharged: parsed.data.fee_charged,
-      maxFee: parsed.data.max_fee,
+      lastLedger: stats.last_ledger,
+      lastLedgerBaseFee: stats.last_ledger_base_fee,
+      capacityUsage: stats.ledger_capacity_usage,
+      feeCharged: stats.fee_charged,
+      maxFee: stats.max_fee,
     };
   }
 
@@ -270,14 +193,8 @@ export class StellarClient {
     const found: LedgerPayment[] = [];
     let cursor = '';
     for (;;) {
-      let raw: unknown;
-      try {
-        raw = await this.server.payments().forAccount(publicKey).order('asc').limit(200).cursor(cursor).call();
-      } catch (err) {
-        if (httpStatusOf(err) === 404) return found;
-        throw unavailable(err);
-      }
-      const page = paymentPageSchema.parse(raw);
+      const page = await this.readOptional('payments page', () => this.server.payments().forAccount(publicKey).order('asc').limit(200).cursor(cursor).call(), paymentPageSchema);
+      if (!page) return found;
       for (const p of page.records) {
         if (p.type === 'payment' && p.transaction_successful !== false && p.asset_code === asset.getCode() && p.asset_issuer === asset.getIssuer()) {
           found.push({ id: p.id, hash: p.transaction_hash, from: p.from!, to: p.to!, amount: p.amount! });
@@ -297,6 +214,30 @@ export class StellarClient {
     });
     if (res.status >= 500) throw new LedgerUnavailableError(`Friendbot answered ${res.status}`);
     // 400 from a friendbot means the account already exists: that is the state we wanted.
+  }
+
+  /**
+   * One read from Horizon, its answer validated. Horizon unreachable, failing or answering what the
+   * schema does not describe: LedgerUnavailableError (try again later). 404: undefined.
+   */
+  private async readOptional<S extends z.ZodType>(what: string, call: () => Promise<unknown>, schema: S): Promise<z.output<S> | undefined> {
+    let raw: unknown;
+    try {
+      raw = await call();
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new LedgerUnavailableError(`Ledger answered an unreadable ${what}`);
+    return parsed.data;
+  }
+
+  /** A read of something Horizon always has (its root, its fee stats): a 404 is unavailable too. */
+  private async read<S extends z.ZodType>(what: string, call: () => Promise<unknown>, schema: S): Promise<z.output<S>> {
+    const found = await this.readOptional(what, call, schema);
+    if (found === undefined) throw new LedgerUnavailableError(`Ledger has no ${what}`);
+    return found;
   }
 
   async isReachable(): Promise<boolean> {

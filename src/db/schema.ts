@@ -1,23 +1,38 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+// Columns several tables have, each a function: a column builder belongs to one table.
+const id = () => uuid('id').primaryKey().defaultRandom();
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** An account's credentials (users, admins). */
+const credentials = () => ({
+  email: text('email').notNull(),
+  passwordHash: text('password_hash').notNull(),
+  /**
+   * The last credential change (password reset, or an admin changing a user's e-mail); equal to
+   * created_at until then. Access tokens issued in or before its second are refused
+   * (src/security/sessions.ts).
+   */
+  passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A ledger secret key at rest (wallets, archived wallets, system accounts). */
+const sealedSecret = () => ({
+  /** AES-256-GCM ciphertext of the secret seed; never the seed itself. */
+  secretCiphertext: text('secret_ciphertext').notNull(),
+  /** Which key sealed it (src/security/wallet-cipher.ts; rotated by `npm run wallet:rotate-key`). */
+  keyId: text('key_id').notNull(),
+});
 
 export const users = pgTable(
   'users',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: id(),
     username: text('username').notNull(),
-    email: text('email').notNull(),
-    passwordHash: text('password_hash').notNull(),
+    ...credentials(),
     firstName: text('first_name').notNull(),
     lastName: text('last_name').notNull(),
-    /**
-     * The last credential change (password reset, or an admin changing the e-mail); equal to
-     * created_at until then. Access tokens issued in or before its second are refused
-     * (src/security/sessions.ts).
-     */
-    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -32,11 +47,8 @@ export const users = pgTable(
 export const admins = pgTable(
   'admins',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    email: text('email').notNull(),
-    passwordHash: text('password_hash').notNull(),
-    /** As users.password_changed_at: equal to created_at until the password changes. */
-    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true }).notNull().defaultNow(),
+    id: id(),
+    ...credentials(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('admins_email_key').on(t.email)],
@@ -47,9 +59,7 @@ export const wallets = pgTable('wallets', {
     .primaryKey()
     .references(() => users.id, { onDelete: 'cascade' }),
   publicKey: text('public_key').notNull().unique(),
-  /** AES-256-GCM ciphertext of the secret seed; never the seed itself. */
-  secretCiphertext: text('secret_ciphertext').notNull(),
-  keyId: text('key_id').notNull(),
+  ...sealedSecret(),
   /** pending until the account exists on the ledger with its trustline; then active. */
   status: text('status', { enum: ['pending', 'active'] }).notNull().default('pending'),
   activatedAt: timestamp('activated_at', { withTimezone: true }),
@@ -58,13 +68,12 @@ export const wallets = pgTable('wallets', {
 
 /** A deleted user's wallet key is kept here so tokens on the ledger are never made unreachable. */
 export const archivedWallets = pgTable('archived_wallets', {
-  id: uuid('id').primaryKey().defaultRandom(),
+  id: id(),
   userId: uuid('user_id').notNull(),
   username: text('username').notNull(),
   email: text('email').notNull(),
   publicKey: text('public_key').notNull(),
-  secretCiphertext: text('secret_ciphertext').notNull(),
-  keyId: text('key_id').notNull(),
+  ...sealedSecret(),
   archivedAt: timestamp('archived_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -87,8 +96,7 @@ export const passwordResetTokens = pgTable(
 export const systemAccounts = pgTable('system_accounts', {
   name: text('name', { enum: ['issuer', 'distribution'] }).primaryKey(),
   publicKey: text('public_key').notNull(),
-  secretCiphertext: text('secret_ciphertext').notNull(),
-  keyId: text('key_id').notNull(),
+  ...sealedSecret(),
   createdAt: createdAt(),
 });
 
@@ -146,7 +154,7 @@ export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
 export const ledgerEnvelopes = pgTable(
   'ledger_envelopes',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: id(),
     /** The signed (inner) transaction's hash: the identity every fee bump of it shares. */
     hash: text('hash').notNull().unique(),
     /** The transaction's source account: the lane whose sequence number it consumes. */
@@ -202,7 +210,7 @@ export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 export const ledgerEntries = pgTable(
   'ledger_entries',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: id(),
     kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
     status: text('status', { enum: ENTRY_STATUSES }).notNull().default('pending'),
     /** The envelope carrying it now (null before the first one is signed). */
@@ -246,7 +254,7 @@ export const ledgerEntries = pgTable(
 export const webhookEvents = pgTable(
   'webhook_events',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: id(),
     event: text('event').notNull(),
     reference: text('reference').notNull(),
     status: text('status', { enum: ['received', 'done', 'failed'] }).notNull().default('received'),
@@ -268,7 +276,7 @@ export const webhookEvents = pgTable(
 export const mailOutbox = pgTable(
   'mail_outbox',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: id(),
     kind: text('kind', { enum: ['password-reset'] }).notNull(),
     userId: uuid('user_id')
       .notNull()

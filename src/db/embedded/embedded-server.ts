@@ -1,13 +1,11 @@
-// Over 300 lines on purpose: the embedded PostgreSQL server's whole life (find the binaries, initdb,
-// start, share between processes, stop) in one place, so its process and file handling read together.
-import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { embeddedDatabasePassword, readDevSecrets } from '../../config/dev-secrets';
-import { findBinaries, type RunAs } from './binaries';
+import { findBinaries } from './binaries';
+import { letPostgresIn, postgresUserIfRoot, prepareOwnership, reachHint } from './run-as-postgres';
 import { withFileLock } from './file-lock';
 import { carryOverPglite, isPgliteRefusal } from './pglite-import';
 import { freePort, logTail, postmasterRuns, readPostmasterPid, removeStalePid, run, startServer, stopServer, type Runner } from './postmaster';
@@ -143,24 +141,6 @@ function connectionUrl(password: string, port: number, database: string): string
   return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
-/**
- * PostgreSQL refuses to run as root. As root the server runs as the `postgres` system user
- * (Debian's postgresql packages and most images have one); without one, say how to add it.
- */
-function postgresUserIfRoot(): RunAs | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  try {
-    const uid = Number(execFileSync('id', ['-u', EMBEDDED_USER], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', EMBEDDED_USER], { encoding: 'utf8' }).trim());
-    return { uid, gid };
-  } catch {
-    throw new Error(
-      'the embedded PostgreSQL server cannot run as root, and there is no "postgres" system user to run it as: ' +
-        'add one (useradd --system --user-group --no-create-home postgres), run the service as another user, or set DATABASE_URL',
-    );
-  }
-}
-
 /** The server of this data directory, if one runs and is ready; a stale postmaster.pid is removed. */
 async function runningServer(pgDir: string): Promise<{ pid: number; port: number } | undefined> {
   const deadline = Date.now() + 60_000;
@@ -253,44 +233,6 @@ async function initialise(runner: Runner, pgDir: string, password: string, ephem
   } finally {
     fs.rmSync(pwfile, { force: true });
   }
-}
-
-/**
- * PostgreSQL wants its data directory owned by the user it runs as, mode 0700. As root, a
- * directory made by an earlier non-root run is handed to the postgres user; as another user,
- * a directory made by a root run cannot be taken back without root, so say how.
- */
-function prepareOwnership(runAs: RunAs | undefined, pgDir: string, say: (message: string) => void): void {
-  const owner = fs.statSync(pgDir).uid;
-  if (runAs) {
-    if (owner !== runAs.uid) {
-      execFileSync('chown', ['-R', `${runAs.uid}:${runAs.gid}`, pgDir]);
-      say(`${pgDir} handed to the postgres user (uid ${runAs.uid}): PostgreSQL does not run as root`);
-    }
-  } else if (process.getuid && owner !== process.getuid()) {
-    throw new Error(`${pgDir} belongs to uid ${owner} (made by a run as root?), and the embedded server must run as you: sudo chown -R $(id -u):$(id -g) ${pgDir}`);
-  }
-  fs.chmodSync(pgDir, 0o700);
-}
-
-/**
- * As root, DATA_DIR may be a directory only root can enter (mkdtemp makes them 0700): the
- * postgres user is let through it (search permission only, not listing), or told why not.
- */
-function letPostgresIn(runAs: RunAs, dataDir: string, say: (message: string) => void): void {
-  const canEnter = () => spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dataDir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
-  if (canEnter()) return;
-  const { mode, uid } = fs.statSync(dataDir);
-  if (uid === 0 && (mode & 0o001) === 0) {
-    fs.chmodSync(dataDir, (mode & 0o7777) | 0o001);
-    say(`${dataDir}: search permission added for other users, so the postgres user reaches DATA_DIR/pg`);
-    if (canEnter()) return;
-  }
-  throw new Error(`as root the embedded PostgreSQL server runs as the postgres user, who cannot reach ${dataDir}: choose a DATA_DIR outside /root, or set DATABASE_URL`);
-}
-
-function reachHint(runAs: RunAs | undefined, pgDir: string): string {
-  return runAs ? ` (as root the server runs as the postgres user, who must be able to reach ${path.dirname(pgDir)}: choose a DATA_DIR outside /root)` : '';
 }
 
 /** The service's database, created once. */

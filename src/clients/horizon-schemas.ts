@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+// What the service reads of Horizon's answers (HAL resources), as zod schemas: an answer that does
+// not match is unreadable, and StellarClient treats it as the ledger being unavailable.
+
+export const balanceSchema = z.looseObject({
+  asset_type: z.string(),
+  balance: z.string().regex(/^-?\d+\.\d{7}$/),
+  asset_code: z.string().optional(),
+  asset_issuer: z.string().optional(),
+  limit: z.string().optional(),
+});
+export const accountSchema = z.looseObject({
+  id: z.string(),
+  sequence: z.string().regex(/^\d+$/),
+  balances: z.array(balanceSchema),
+  subentry_count: z.number().int().default(0),
+  num_sponsoring: z.number().int().default(0),
+  num_sponsored: z.number().int().default(0),
+});
+export const stroops = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
+export const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number(), fee_charged: stroops.default(0n) });
+// The SDK's call() turns linked fields into functions and keeps the value as `<name>_attr`.
+export const transactionSchema = z.looseObject({
+  hash: z.string(),
+  ledger_attr: z.number(),
+  successful: z.boolean(),
+  fee_charged: stroops.default(0n),
+  // Looked up by its inner hash, a fee bump is named by that hash; its own is here.
+  fee_bump_transaction: z.looseObject({ hash: z.string() }).optional(),
+});
+export const distributionSchema = z.record(z.string(), stroops);
+export const feeStatsSchema = z.looseObject({
+  last_ledger: z.coerce.number().int(),
+  last_ledger_base_fee: stroops,
+  ledger_capacity_usage: z.coerce.number(),
+  fee_charged: distributionSchema,
+  max_fee: distributionSchema,
+});
+export const paymentPageSchema = z.looseObject({
+  records: z.array(
+    z.looseObject({
+      id: z.string(),
+      paging_token: z.string(),
+      type: z.string(),
+      transaction_hash: z.string(),
+      transaction_successful: z.boolean().optional(),
+      from: z.string().optional(),
+      to: z.string().optional(),
+      amount: z.string().optional(),
+      asset_code: z.string().optional(),
+      asset_issuer: z.string().optional(),
+    }),
+  ),
+});
+export const rootSchema = z.looseObject({ history_latest_ledger: z.number().int(), history_latest_ledger_closed_at: z.iso.datetime({ offset: true }) });
+export const codesSchema = z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() });
+export const failureSchema = z.looseObject({
+  extras: z.looseObject({
+    result_codes: codesSchema.extend({ inner_transaction: codesSchema.optional() }),
+  }),
+});
