@@ -10,6 +10,7 @@ import type { LedgerJournalOptions } from './journal-options';
 import type { LedgerWrite, WriteOptions } from './ledger-journal';
 import { bootstrapLedger, loadSystemKeys, type SystemKeys } from './system-accounts';
 
+/** The ledger once bootstrapped: its keys, the token and the submitters every write goes through. */
 export interface ReadyLedger {
   keys: SystemKeys;
   /** Pays every fee (the distribution account, through fee bumps). */
