@@ -1,36 +1,14 @@
-// Over 300 lines on purpose: one account's queue, lanes, batching, envelope building and the
-// handling of each send outcome are one state machine; split, its invariants (one envelope per
-// sequence number in flight, entries attached before sending) would be spread over files.
-import { Account, Keypair, StrKey, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
+import type { FeeBumpTransaction, Keypair } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
 import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
-import type { EntryKind } from '../db/schema';
 import type { Logger } from '../logger';
 import type { EnvelopeSender } from './envelope-sender';
 import { bidPerOperation, type FeeBumper } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
-
-/** One journal entry's operations, to be carried by the next envelope of this account. */
-export interface LedgerJob {
-  /** The committed journal entry these operations are. */
-  entryId: string;
-  kind: EntryKind;
-  operations: xdr.Operation[];
-  /** Keys besides the source account's that must sign (e.g. a new wallet for its change_trust). */
-  signers?: Keypair[];
-}
-
-/** What became of a job, as the journal now records it. */
-export type JobOutcome =
-  | { status: 'confirmed'; hash: string; ledger: number }
-  /** The ledger refused its operations for good; the entry is failed with this error's code. */
-  | { status: 'failed'; error: LedgerRejectedError }
-  /** Its envelope is open with an unknown outcome; the reconciler settles it. */
-  | { status: 'unknown'; hash: string }
-  /** No envelope of it can apply (never sent, refused, or dead); the entry waits for a new one. */
-  | { status: 'waiting'; error: Error };
+import { EnvelopeBuilder, type Lane } from './envelope-builder';
+import type { JobOutcome, LedgerJob } from './ledger-job';
 
 export interface AccountSubmitterOptions {
   client: StellarClient;
@@ -66,19 +44,8 @@ interface QueuedJob {
 
 /** Envelopes built for one batch before its jobs are handed back as waiting. */
 const MAX_ROUNDS = 6;
-/** The inner transaction bids nothing: its fee bump pays (CAP-15), so its source needs no XLM. */
-const INNER_FEE = '0';
 /** Stellar accepts at most 20 signatures on a transaction envelope. */
 const MAX_SIGNATURES = 20;
-
-/** One sequence of transactions: its own account (source or channel) and cached sequence. */
-interface Lane {
-  keypair: Keypair;
-  account: Account | undefined;
-  busy: boolean;
-  /** The last envelope built on this lane: a rebuild at the same sequence number must differ from it. */
-  lastBuilt?: { sequence: bigint; maxTime: number };
-}
 
 /**
  * The one submitter for a source account. Its transactions never race each other's sequence
@@ -96,6 +63,7 @@ export class AccountSubmitter {
   private waking = false;
   private readonly lanes: Lane[];
   private readonly usesChannels: boolean;
+  private readonly builder: EnvelopeBuilder;
   private running = 0;
   private idle: (() => void)[] = [];
 
@@ -103,6 +71,7 @@ export class AccountSubmitter {
     this.publicKey = options.source.publicKey();
     this.usesChannels = (options.channels?.length ?? 0) > 0;
     this.lanes = (this.usesChannels ? options.channels! : [options.source]).map((keypair) => ({ keypair, account: undefined, busy: false }));
+    this.builder = new EnvelopeBuilder(options, this.usesChannels);
   }
 
   /** Queues a job; resolves (never rejects) with what became of it. */
@@ -191,7 +160,7 @@ export class AccountSubmitter {
       let tx: FeeBumpTransaction;
       let bidLedger: number | undefined;
       try {
-        ({ envelope: tx, bidLedger } = await this.build(lane, pending, bidFloor));
+        ({ envelope: tx, bidLedger } = await this.builder.build(lane, pending.map((q) => q.job), bidFloor));
       } catch (err) {
         lastError = err instanceof Error ? err : new Error(String(err));
         lane.account = undefined;
@@ -293,53 +262,6 @@ export class AccountSubmitter {
     if (!recorded) return { survivors: pending, recorded };
     for (const [q, err] of finals) q.resolve({ status: 'failed', error: err });
     return { survivors: pending.filter((q) => !finals.has(q)), recorded };
-  }
-
-  /**
-   * The new envelope's maxTime. A refused envelope's operations are rebuilt at the same sequence
-   * number, and its inner transaction bids 0 whatever the fee bump bids: built within the same
-   * second it would be the very same transaction, with the same hash, which the journal already
-   * holds as failed. A later maxTime makes it a new one.
-   */
-  private maxTimeFor(lane: Lane): number {
-    const sequence = BigInt(lane.account!.sequenceNumber()) + 1n;
-    let maxTime = Math.floor(Date.now() / 1000) + this.options.txTimeoutSeconds;
-    if (lane.lastBuilt?.sequence === sequence && maxTime <= lane.lastBuilt.maxTime) maxTime = lane.lastBuilt.maxTime + 1;
-    lane.lastBuilt = { sequence, maxTime };
-    return maxTime;
-  }
-
-  /** The signed inner transaction of the lane's next sequence number, wrapped in the service's fee bump. */
-  private async build(lane: Lane, pending: QueuedJob[], bidFloor: bigint | undefined): Promise<{ envelope: FeeBumpTransaction; bidLedger: number | undefined }> {
-    const laneKey = lane.keypair.publicKey();
-    if (!lane.account) {
-      const loaded = await this.options.client.loadAccount(laneKey);
-      if (!loaded) throw new LedgerRejectedError('tx_no_source_account', []);
-      lane.account = new Account(laneKey, loaded.sequence);
-    }
-    const builder = new TransactionBuilder(lane.account, {
-      fee: INNER_FEE,
-      networkPassphrase: this.options.client.networkPassphrase,
-    }).setTimebounds(0, this.maxTimeFor(lane));
-    // With a channel as the transaction's source, operations without their own source act for the source account.
-    const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
-    // The source account signs only when one of its operations is in the transaction: Stellar
-    // refuses signatures nobody needs (tx_bad_auth_extra), e.g. a batch of trustlines alone.
-    let sourceActs = !this.usesChannels;
-    for (const q of pending) {
-      for (const op of q.job.operations) {
-        if (ownSource && !op.sourceAccount()) op.sourceAccount(ownSource);
-        const opSource = op.sourceAccount();
-        if (opSource && StrKey.encodeEd25519PublicKey(opSource.ed25519()) === this.publicKey) sourceActs = true;
-        builder.addOperation(op);
-      }
-    }
-    const tx = builder.build();
-    const signers = new Map<string, Keypair>([[laneKey, lane.keypair]]);
-    if (sourceActs) signers.set(this.publicKey, this.options.source);
-    for (const q of pending) for (const s of q.job.signers ?? []) signers.set(s.publicKey(), s);
-    tx.sign(...signers.values());
-    return this.options.bumper.wrap(tx, bidFloor);
   }
 }
 

@@ -1,0 +1,50 @@
+import type { StellarClient } from '../clients/stellar.client';
+import type { DatabaseHandle } from '../db/client';
+import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
+import type { JournalRepository } from '../db/repositories/journal.repository';
+import type { SystemAccountRepository } from '../db/repositories/system-account.repository';
+import type { WalletRepository } from '../db/repositories/wallet.repository';
+import type { Logger } from '../logger';
+import type { WalletCipher } from '../security/wallet-cipher';
+import type { FeePolicyOptions } from './fee-policy';
+
+/** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
+export interface LedgerJournalOptions {
+  client: StellarClient;
+  database: DatabaseHandle;
+  journal: JournalRepository;
+  idempotency: IdempotencyRepository;
+  wallets: WalletRepository;
+  systemAccounts: SystemAccountRepository;
+  cipher: WalletCipher;
+  tokenCode: string;
+  issuerSecret: string | undefined;
+  distributionSecret: string | undefined;
+  friendbotUrl: string | undefined;
+  logger: Logger;
+  /** Channel accounts for the distribution account's batches (several transactions per ledger). */
+  channelCount: number;
+  timing: JournalTiming;
+  fees: FeePolicyOptions & {
+    /** Ledgers an envelope may wait with Horizon before its bid is raised. */
+    bumpAfterLedgers: number;
+  };
+  onResult?: (code: string) => void;
+  onFeePaid?: (stroops: bigint) => void;
+  onBump?: () => void;
+}
+
+export interface JournalTiming {
+  /** How long a request waits for the ledger before answering that the outcome is pending (202). */
+  answerWaitMs: number;
+  /** How long the process that signs an envelope owns it before the reconciler may take over. */
+  leaseMs: number;
+  /** Seconds an envelope stays valid (its maxTime). */
+  txTimeoutSeconds: number;
+  settleAttempts: number;
+  settleBaseDelayMs: number;
+  /** How soon the reconciler looks again at an envelope still open. */
+  recheckMs: number;
+  /** First pause between a batch's rounds when the ledger could not be reached or refused it. */
+  retryBaseMs?: number;
+}
