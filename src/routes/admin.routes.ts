@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
+import { emailSchema, nameSchema, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
+import { pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
 export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
@@ -63,29 +64,21 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
         res.status(201).json({ message: 'Admin created successfully', adminId });
       },
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/users',
       access: 'admin',
       summary: 'List users (paginated; total in X-Total-Count)',
-      request: { query: paginationQuery },
-      response: { status: 200, schema: z.array(adminUserItem) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.listUsers(limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(
-          items.map((u) => ({
-            userId: u.id,
-            username: u.username,
-            email: u.email,
-            firstName: u.firstName,
-            lastName: u.lastName,
-            ledgerPublicKey: u.ledgerPublicKey ?? '',
-            createdAt: u.createdAt.toISOString(),
-          })),
-        );
-      },
+      item: adminUserItem,
+      fetch: ({ limit, offset }) => admins.listUsers(limit, offset),
+      toItem: (u) => ({
+        userId: u.id,
+        username: u.username,
+        email: u.email,
+        firstName: u.firstName,
+        lastName: u.lastName,
+        ledgerPublicKey: u.ledgerPublicKey ?? '',
+        createdAt: u.createdAt.toISOString(),
+      }),
     }),
     defineRoute({
       method: 'put',
@@ -111,33 +104,22 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
         res.json({ message: 'User deleted successfully' });
       },
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/transactions',
       access: 'admin',
       summary: "All users' transaction records, newest first, with the owner nested as `user`",
-      request: { query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() })) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.allTransactions(limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toAdminTransaction));
-      },
+      item: transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() }),
+      fetch: ({ limit, offset }) => admins.allTransactions(limit, offset),
+      toItem: toAdminTransaction,
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/users/:userId/transactions',
       access: 'admin',
       summary: "A user's transaction records, newest first",
-      request: { params: userIdParams, query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.userTransactions(req.params.userId, limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toTransactionRecord));
-      },
+      params: userIdParams,
+      item: transactionRecordSchema,
+      fetch: ({ limit, offset }, req) => admins.userTransactions(req.params.userId, limit, offset),
+      toItem: toTransactionRecord,
     }),
     defineRoute({
       method: 'get',

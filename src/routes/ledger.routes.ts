@@ -5,12 +5,13 @@ import { formatStroops } from '../domain/amounts';
 import { isStellarPublicKey } from '../domain/stellar-keys';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
-import { paginationQuery, uuidParam } from '../http/schemas';
+import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
 import { defineRoute } from './define-route';
+import { pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
 
@@ -63,20 +64,17 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
         sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
       },
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/transactions/:userId',
       access: 'user',
       summary: 'Your transaction records, newest first (paginated; total in X-Total-Count)',
-      request: { params: z.object({ userId: uuidParam }).strict(), query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema) },
-      handler: async (req, res) => {
+      params: z.object({ userId: uuidParam }).strict(),
+      item: transactionRecordSchema,
+      fetch: ({ limit, offset }, req, res) => {
         if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
-        const { limit, offset } = req.query;
-        const { items, total } = await ledger.listForUser(req.params.userId, limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toTransactionRecord));
+        return ledger.listForUser(req.params.userId, limit, offset);
       },
+      toItem: toTransactionRecord,
     }),
     defineRoute({
       method: 'post',
