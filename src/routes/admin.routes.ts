@@ -5,7 +5,7 @@ import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
-import { pagedRoute } from './route-kinds';
+import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
 export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
@@ -17,7 +17,6 @@ export const updateUserBody = z
   .refine((b) => Object.keys(b).length > 0, 'send at least one of username, email, firstName, lastName');
 const userIdParams = z.object({ userId: uuidParam }).strict();
 
-const message = z.object({ message: z.string() });
 export const adminUserItem = z.object({
   userId: z.uuid(),
   username: z.string(),
@@ -34,35 +33,27 @@ export interface AdminRouteDeps {
   requireHttpsForSecrets: boolean;
 }
 
-export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
-  const { admins } = deps;
+export function adminRoutes({ admins, rateLimits, requireHttpsForSecrets }: AdminRouteDeps): RouteDef[] {
   return [
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/login',
-      access: 'public',
+      rateLimit: 'admin.login',
       summary: 'Admin log in',
-      before: [deps.rateLimits.auth('admin.login')],
-      request: { body: adminLoginBody },
-      response: { status: 200, schema: message.extend({ token: z.string() }) },
-      handler: async (req, res) => {
-        const { email, password } = req.body;
-        const { token } = await admins.login(email, password);
-        res.json({ message: 'Login successful', token });
-      },
+      body: adminLoginBody,
+      message: 'Login successful',
+      fields: { token: z.string() },
+      act: ({ email, password }) => admins.login(email, password),
     }),
-    defineRoute({
+    messageRoute({
       method: 'post',
       path: '/provision',
       access: 'admin',
       summary: 'Create another admin account',
       request: { body: provisionBody },
-      response: { status: 201, schema: message.extend({ adminId: z.uuid() }) },
-      handler: async (req, res) => {
-        const { email, password } = req.body;
-        const { adminId } = await admins.provision(email, password);
-        res.status(201).json({ message: 'Admin created successfully', adminId });
-      },
+      status: 201,
+      message: 'Admin created successfully',
+      fields: { adminId: z.uuid() },
+      act: (req) => admins.provision(req.body.email, req.body.password),
     }),
     pagedRoute({
       path: '/users',
@@ -80,29 +71,23 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
         createdAt: u.createdAt.toISOString(),
       }),
     }),
-    defineRoute({
+    messageRoute({
       method: 'put',
       path: '/users/:userId',
       access: 'admin',
       summary: 'Update the fields sent of a user',
       request: { params: userIdParams, body: updateUserBody },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        await admins.updateUser(req.params.userId, req.body);
-        res.json({ message: 'User updated successfully' });
-      },
+      message: 'User updated successfully',
+      act: (req) => admins.updateUser(req.params.userId, req.body),
     }),
-    defineRoute({
+    messageRoute({
       method: 'delete',
       path: '/users/:userId',
       access: 'admin',
       summary: 'Delete a user permanently (the wallet key is archived)',
       request: { params: userIdParams },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        await admins.deleteUser(req.params.userId);
-        res.json({ message: 'User deleted successfully' });
-      },
+      message: 'User deleted successfully',
+      act: (req) => admins.deleteUser(req.params.userId),
     }),
     pagedRoute({
       path: '/transactions',
@@ -126,7 +111,7 @@ export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
       path: '/users/:userId/wallet',
       access: 'admin',
       summary: "A user's wallet keys",
-      before: [secretResponse(deps.requireHttpsForSecrets)],
+      before: [secretResponse(requireHttpsForSecrets)],
       request: { params: userIdParams },
       response: { status: 200, schema: z.object({ ledgerPublicKey: z.string(), ledgerSecretKey: z.string() }) },
       handler: async (req, res) => {

@@ -12,7 +12,7 @@ export type Access = 'public' | Role | 'any';
  * One row of a route table: what the route is, who may call it, what it accepts and answers.
  * The same rows mount the routers, drive the auth matrix test and produce the OpenAPI document.
  * Rows are written with defineRoute (./define-route.ts), which types the handler's input, or with
- * the builder of a kind that recurs (./route-kinds.ts).
+ * the builder of a kind that recurs (./route-kinds.ts: paged lists, message answers, credential routes).
  */
 export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'delete';
