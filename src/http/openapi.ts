@@ -13,7 +13,6 @@ import { errorShapeOf, type ErrorShape } from './error-shapes';
 import { errorSchemaOf, exampleErrorBody, GENERIC_MESSAGE, STATUS_TEXT } from './openapi/error-bodies';
 import { ROUTE_NOTES, routeKey, type RouteNotes } from './openapi/route-notes';
 import { serviceOperations } from './openapi/service-operations';
-import { paginationQuery } from './schemas';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -123,11 +122,9 @@ const idempotencyHeader = z.object({
 });
 
 function successResponse(route: RouteDef, notes: RouteNotes): ResponseConfig {
-  const { schema, contentType } = route.response ?? {};
+  const { schema, contentType, headers } = route.response ?? {};
   const response: ResponseConfig = { description: route.summary };
-  if (route.request?.query === paginationQuery) {
-    response.headers = { 'X-Total-Count': { description: 'Total number of items; the body holds one page', schema: { type: 'integer', minimum: 0 } } };
-  }
+  if (headers) response.headers = headers;
   const examples = { example: notes.response, examples: notes.responses };
   if (schema) response.content = { 'application/json': jsonContent(schema, examples) };
   else if (contentType) response.content = { [contentType]: jsonContent({ type: 'string' }, examples) };

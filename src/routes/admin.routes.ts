@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
+import { emailSchema, nameSchema, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
+import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
 export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
@@ -16,7 +17,6 @@ export const updateUserBody = z
   .refine((b) => Object.keys(b).length > 0, 'send at least one of username, email, firstName, lastName');
 const userIdParams = z.object({ userId: uuidParam }).strict();
 
-const message = z.object({ message: z.string() });
 export const adminUserItem = z.object({
   userId: z.uuid(),
   username: z.string(),
@@ -33,118 +33,85 @@ export interface AdminRouteDeps {
   requireHttpsForSecrets: boolean;
 }
 
-export function adminRoutes(deps: AdminRouteDeps): RouteDef[] {
-  const { admins } = deps;
+export function adminRoutes({ admins, rateLimits, requireHttpsForSecrets }: AdminRouteDeps): RouteDef[] {
   return [
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/login',
-      access: 'public',
+      rateLimit: 'admin.login',
       summary: 'Admin log in',
-      before: [deps.rateLimits.auth('admin.login')],
-      request: { body: adminLoginBody },
-      response: { status: 200, schema: message.extend({ token: z.string() }) },
-      handler: async (req, res) => {
-        const { email, password } = req.body;
-        const { token } = await admins.login(email, password);
-        res.json({ message: 'Login successful', token });
-      },
+      body: adminLoginBody,
+      message: 'Login successful',
+      fields: { token: z.string() },
+      act: ({ email, password }) => admins.login(email, password),
     }),
-    defineRoute({
+    messageRoute({
       method: 'post',
       path: '/provision',
       access: 'admin',
       summary: 'Create another admin account',
       request: { body: provisionBody },
-      response: { status: 201, schema: message.extend({ adminId: z.uuid() }) },
-      handler: async (req, res) => {
-        const { email, password } = req.body;
-        const { adminId } = await admins.provision(email, password);
-        res.status(201).json({ message: 'Admin created successfully', adminId });
-      },
+      status: 201,
+      message: 'Admin created successfully',
+      fields: { adminId: z.uuid() },
+      act: (req) => admins.provision(req.body.email, req.body.password),
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/users',
       access: 'admin',
       summary: 'List users (paginated; total in X-Total-Count)',
-      request: { query: paginationQuery },
-      response: { status: 200, schema: z.array(adminUserItem) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.listUsers(limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(
-          items.map((u) => ({
-            userId: u.id,
-            username: u.username,
-            email: u.email,
-            firstName: u.firstName,
-            lastName: u.lastName,
-            ledgerPublicKey: u.ledgerPublicKey ?? '',
-            createdAt: u.createdAt.toISOString(),
-          })),
-        );
-      },
+      item: adminUserItem,
+      fetch: ({ limit, offset }) => admins.listUsers(limit, offset),
+      toItem: (u) => ({
+        userId: u.id,
+        username: u.username,
+        email: u.email,
+        firstName: u.firstName,
+        lastName: u.lastName,
+        ledgerPublicKey: u.ledgerPublicKey ?? '',
+        createdAt: u.createdAt.toISOString(),
+      }),
     }),
-    defineRoute({
+    messageRoute({
       method: 'put',
       path: '/users/:userId',
       access: 'admin',
       summary: 'Update the fields sent of a user',
       request: { params: userIdParams, body: updateUserBody },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        await admins.updateUser(req.params.userId, req.body);
-        res.json({ message: 'User updated successfully' });
-      },
+      message: 'User updated successfully',
+      act: (req) => admins.updateUser(req.params.userId, req.body),
     }),
-    defineRoute({
+    messageRoute({
       method: 'delete',
       path: '/users/:userId',
       access: 'admin',
       summary: 'Delete a user permanently (the wallet key is archived)',
       request: { params: userIdParams },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        await admins.deleteUser(req.params.userId);
-        res.json({ message: 'User deleted successfully' });
-      },
+      message: 'User deleted successfully',
+      act: (req) => admins.deleteUser(req.params.userId),
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/transactions',
       access: 'admin',
       summary: "All users' transaction records, newest first, with the owner nested as `user`",
-      request: { query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() })) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.allTransactions(limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toAdminTransaction));
-      },
+      item: transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() }),
+      fetch: ({ limit, offset }) => admins.allTransactions(limit, offset),
+      toItem: toAdminTransaction,
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/users/:userId/transactions',
       access: 'admin',
       summary: "A user's transaction records, newest first",
-      request: { params: userIdParams, query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema) },
-      handler: async (req, res) => {
-        const { limit, offset } = req.query;
-        const { items, total } = await admins.userTransactions(req.params.userId, limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toTransactionRecord));
-      },
+      params: userIdParams,
+      item: transactionRecordSchema,
+      fetch: ({ limit, offset }, req) => admins.userTransactions(req.params.userId, limit, offset),
+      toItem: toTransactionRecord,
     }),
     defineRoute({
       method: 'get',
       path: '/users/:userId/wallet',
       access: 'admin',
       summary: "A user's wallet keys",
-      before: [secretResponse(deps.requireHttpsForSecrets)],
+      before: [secretResponse(requireHttpsForSecrets)],
       request: { params: userIdParams },
       response: { status: 200, schema: z.object({ ledgerPublicKey: z.string(), ledgerSecretKey: z.string() }) },
       handler: async (req, res) => {

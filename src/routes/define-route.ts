@@ -5,7 +5,7 @@ import type { RouteDef } from './route-table';
 type Schema = z.ZodType | undefined;
 
 /** What a part of the request holds once its schema has parsed it; without a schema, nothing to read. */
-type Parsed<S extends Schema> = S extends z.ZodType ? z.output<S> : unknown;
+export type Parsed<S extends Schema> = S extends z.ZodType ? z.output<S> : unknown;
 
 /** The request a route's handler sees: body, params and query as its schemas parsed them. */
 export type ValidatedRequest<Body extends Schema, Params extends Schema, Query extends Schema> = Request<

@@ -5,13 +5,14 @@ import { formatStroops } from '../domain/amounts';
 import { isStellarPublicKey } from '../domain/stellar-keys';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
-import { paginationQuery, uuidParam } from '../http/schemas';
+import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
 import { defineRoute } from './define-route';
-import type { RouteDef } from './route-table';
+import { pagedRoute } from './route-kinds';
+import type { Access, RouteDef } from './route-table';
 import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
 
 const publicKeySchema = z.string().max(56).refine(isStellarPublicKey, 'must be a valid Stellar public key (G...)');
@@ -30,23 +31,18 @@ export interface LedgerRouteDeps {
   tokenCode: string;
 }
 
-export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
-  const { ledger, tokenCode } = deps;
+export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps): RouteDef[] {
   return [
-    defineRoute({
-      method: 'get',
+    balancesRoute(ledger, {
       path: '/check-balance/:publicKey',
       access: 'any',
       summary: 'Native and token balances of a ledger account',
-      request: { params: publicKeyParams },
-      response: { status: 200, schema: userBalanceSchema },
-      handler: async (req, res) => {
-        const { ledger: ready, account } = await ledger.account(req.params.publicKey);
-        const balances = account.balances
+      answer: userBalanceSchema,
+      show: ({ ledger: ready, account }) => ({
+        balances: account.balances
           .filter((b) => b.assetType === 'native' || (b.assetCode === tokenCode && b.assetIssuer === ready.asset.getIssuer()))
-          .map((b) => ({ asset_type: b.assetType, balance: b.balance }));
-        res.json({ balances });
-      },
+          .map((b) => ({ asset_type: b.assetType, balance: b.balance })),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -54,7 +50,7 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
       access: 'user',
       summary: `Transfer ${tokenCode} from your wallet (optional Idempotency-Key header; 202 while the ledger has not decided)`,
       request: { body: transferBody },
-      after: [idempotent(deps.idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
+      after: [idempotent(idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
       // The spec's one plain-text error: the receiver does not exist on the ledger.
       errors: { plainText: [RECEIVER_NOT_FOUND] },
@@ -63,20 +59,17 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
         sendTransfer(res, await ledger.transfer(principalOf(res).id, receiverPublicKey, amount, idempotencyOf(res)));
       },
     }),
-    defineRoute({
-      method: 'get',
+    pagedRoute({
       path: '/transactions/:userId',
       access: 'user',
       summary: 'Your transaction records, newest first (paginated; total in X-Total-Count)',
-      request: { params: z.object({ userId: uuidParam }).strict(), query: paginationQuery },
-      response: { status: 200, schema: z.array(transactionRecordSchema) },
-      handler: async (req, res) => {
+      params: z.object({ userId: uuidParam }).strict(),
+      item: transactionRecordSchema,
+      fetch: ({ limit, offset }, req, res) => {
         if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
-        const { limit, offset } = req.query;
-        const { items, total } = await ledger.listForUser(req.params.userId, limit, offset);
-        res.setHeader('X-Total-Count', String(total));
-        res.json(items.map(toTransactionRecord));
+        return ledger.listForUser(req.params.userId, limit, offset);
       },
+      toItem: toTransactionRecord,
     }),
     defineRoute({
       method: 'post',
@@ -93,25 +86,39 @@ export function ledgerRoutes(deps: LedgerRouteDeps): RouteDef[] {
         else res.status(202).type('text/plain').send(`Issuing ${formatStroops(amount)} ${assetCode}: submitted, outcome not known yet (transaction ${hash})`);
       },
     }),
-    defineRoute({
-      method: 'get',
+    balancesRoute(ledger, {
       path: '/check-admin-balance/:publicKey',
       access: 'admin',
       summary: 'Full balances of a ledger account (issuing or distribution)',
-      request: { params: publicKeyParams },
-      response: { status: 200, schema: adminBalanceSchema },
-      handler: async (req, res) => {
-        const { account } = await ledger.account(req.params.publicKey);
-        res.json({
-          balances: account.balances.map((b) =>
-            b.assetType === 'native'
-              ? { asset_code: 'XLM', asset_issuer: '', balance: b.balance }
-              : { asset_code: b.assetCode ?? '', asset_issuer: b.assetIssuer ?? '', balance: b.balance },
-          ),
-        });
-      },
+      answer: adminBalanceSchema,
+      show: ({ account }) => ({
+        balances: account.balances.map((b) =>
+          b.assetType === 'native'
+            ? { asset_code: 'XLM', asset_issuer: '', balance: b.balance }
+            : { asset_code: b.assetCode ?? '', asset_issuer: b.assetIssuer ?? '', balance: b.balance },
+        ),
+      }),
     }),
   ];
+}
+
+/** A GET of a ledger account's balances by its public key, shown as `show` makes them for the route's callers. */
+function balancesRoute<Answer extends z.ZodType>(
+  ledger: LedgerService,
+  row: { path: string; access: Access; summary: string; answer: Answer; show: (found: Awaited<ReturnType<LedgerService['account']>>) => z.output<Answer> },
+): RouteDef {
+  const { path, access, summary, answer, show } = row;
+  return defineRoute({
+    method: 'get',
+    path,
+    access,
+    summary,
+    request: { params: publicKeyParams },
+    response: { status: 200, schema: answer },
+    handler: async (req, res) => {
+      res.json(show(await ledger.account(req.params.publicKey)));
+    },
+  });
 }
 
 /** 200 once the ledger applied it; 202 with the record's id and hash while its outcome is unknown (CONTRACT 8). */

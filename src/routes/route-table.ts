@@ -1,3 +1,4 @@
+import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
 import type { RouteErrors } from '../http/route-errors';
@@ -10,7 +11,8 @@ export type Access = 'public' | Role | 'any';
 /**
  * One row of a route table: what the route is, who may call it, what it accepts and answers.
  * The same rows mount the routers, drive the auth matrix test and produce the OpenAPI document.
- * Rows are written with defineRoute (./define-route.ts), which types the handler's input.
+ * Rows are written with defineRoute (./define-route.ts), which types the handler's input, or with
+ * the builder of a kind that recurs (./route-kinds.ts: paged lists, message answers, credential routes).
  */
 export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -18,8 +20,8 @@ export interface RouteDef {
   access: Access;
   summary: string;
   request?: RequestSchemas;
-  /** Documented success answer (status and zod schema of the body; omitted for non-JSON bodies). */
-  response?: { status: number; schema?: z.ZodType; contentType?: string };
+  /** Documented success answer: status, zod schema of the body (omitted for non-JSON bodies), headers it sets. */
+  response?: { status: number; schema?: z.ZodType; contentType?: string; headers?: ResponseConfig['headers'] };
   /** Where the route's failures differ from its group's JSON error body (the spec's exceptions). */
   errors?: RouteErrors;
   /** Extra middleware run after auth and before validation (rate limits, HTTPS guards). */

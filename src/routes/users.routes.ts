@@ -6,6 +6,7 @@ import { emailSchema, nameSchema, passwordSchema, usernameSchema } from '../http
 import type { PasswordResetService } from '../services/password-reset.service';
 import type { UserService } from '../services/user.service';
 import { defineRoute } from './define-route';
+import { credentialRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
 export const signupBody = z
@@ -15,7 +16,6 @@ export const loginBody = z.object({ identifier: z.string().trim().min(1).max(254
 export const resetEmailBody = z.object({ email: emailSchema }).strict();
 export const resetPasswordBody = z.object({ token: z.string().min(1).max(4096), newPassword: passwordSchema }).strict();
 
-const message = z.object({ message: z.string() });
 export const profileSchema = z.object({
   username: z.string(),
   email: z.string(),
@@ -31,75 +31,55 @@ export interface UsersRouteDeps {
   requireHttpsForSecrets: boolean;
 }
 
-export function usersRoutes(deps: UsersRouteDeps): RouteDef[] {
-  const { users, resets } = deps;
+export function usersRoutes({ users, resets, rateLimits, requireHttpsForSecrets }: UsersRouteDeps): RouteDef[] {
   return [
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/signup',
-      access: 'public',
+      rateLimit: 'users.signup',
       summary: 'Create an account and its ledger wallet',
-      before: [deps.rateLimits.auth('users.signup')],
-      request: { body: signupBody },
-      response: { status: 201, schema: message.extend({ userId: z.uuid() }) },
+      body: signupBody,
       // The spec documents a duplicate signup as 400, not 409.
       errors: { status: { CONFLICT: 400 } },
-      handler: async (req, res) => {
-        const { userId } = await users.signup(req.body);
-        res.status(201).json({ message: 'User registered successfully', userId });
-      },
+      status: 201,
+      message: 'User registered successfully',
+      fields: { userId: z.uuid() },
+      act: (body) => users.signup(body),
     }),
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/login',
-      access: 'public',
+      rateLimit: 'users.login',
       summary: 'Log in with a username or e-mail',
-      before: [deps.rateLimits.auth('users.login')],
-      request: { body: loginBody },
-      response: { status: 200, schema: message.extend({ token: z.string(), profile: profileSchema }) },
-      handler: async (req, res) => {
-        const { identifier, password } = req.body;
-        const { token, profile } = await users.login(identifier, password);
-        res.json({ message: 'Login successful', token, profile });
-      },
+      body: loginBody,
+      message: 'Login successful',
+      fields: { token: z.string(), profile: profileSchema },
+      act: ({ identifier, password }) => users.login(identifier, password),
     }),
     defineRoute({
       method: 'get',
       path: '/profile',
       access: 'user',
       summary: "The caller's profile, with the wallet keys",
-      before: [secretResponse(deps.requireHttpsForSecrets)],
+      before: [secretResponse(requireHttpsForSecrets)],
       response: { status: 200, schema: profileSchema.extend({ ledgerSecretKey: z.string() }) },
       handler: async (_req, res) => {
         res.json(await users.profileWithSecret(principalOf(res).id));
       },
     }),
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/send-reset-password-email',
-      access: 'public',
+      rateLimit: 'users.reset-email',
       summary: 'E-mail a one-hour password reset link',
-      before: [deps.rateLimits.auth('users.reset-email')],
-      request: { body: resetEmailBody },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        await resets.requestReset(req.body.email);
-        res.json({ message: 'If an account exists for that email, a password reset link has been sent' });
-      },
+      body: resetEmailBody,
+      message: 'If an account exists for that email, a password reset link has been sent',
+      act: ({ email }) => resets.requestReset(email),
     }),
-    defineRoute({
-      method: 'post',
+    credentialRoute(rateLimits, {
       path: '/reset-password',
-      access: 'public',
+      rateLimit: 'users.reset-password',
       summary: 'Set a new password with the token from the reset e-mail',
-      before: [deps.rateLimits.auth('users.reset-password')],
-      request: { body: resetPasswordBody },
-      response: { status: 200, schema: message },
-      handler: async (req, res) => {
-        const { token, newPassword } = req.body;
-        await resets.resetPassword(token, newPassword);
-        res.json({ message: 'Password has been reset successfully' });
-      },
+      body: resetPasswordBody,
+      message: 'Password has been reset successfully',
+      act: ({ token, newPassword }) => resets.resetPassword(token, newPassword),
     }),
   ];
 }
