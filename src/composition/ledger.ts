@@ -6,7 +6,8 @@ import type { IdempotencyRepository } from '../db/repositories/idempotency.repos
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
-import { LedgerJournal, type LedgerJournalOptions } from '../ledger/ledger-journal';
+import { LedgerJournal } from '../ledger/ledger-journal';
+import type { LedgerJournalOptions } from '../ledger/journal-options';
 import { Treasury } from '../ledger/treasury';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';

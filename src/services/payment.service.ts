@@ -8,13 +8,22 @@ import { AppError } from '../errors/app-error';
 import type { TokenLedger } from '../ledger/token-ledger';
 import type { Logger } from '../logger';
 
+/**
+ * What settling a reference came to, for verify-payment's JSON, the callback page and the webhook
+ * inbox alike. Only `minted` and `verified` consumed the reference in this call.
+ */
 export type SettleOutcome =
+  /** This call consumed the reference: its mint is on the ledger (`minted`) or on its way there (`verified`). */
   | { kind: 'minted' | 'verified'; payment: PaymentRow; amountKobo: bigint; customerId: string }
+  /** An earlier (or concurrent) call consumed it: nothing is minted again. */
   | { kind: 'already_processed'; payment: PaymentRow }
   /** Paid, but the ledger refused its mint for good (payment.failureReason says why). */
   | { kind: 'mint_failed'; payment: PaymentRow }
+  /** The provider does not report it paid (yet, or ever: `status` says which). */
   | { kind: 'not_paid'; status: string }
+  /** Paid, but not the recorded amount in NGN: never minted, an operator looks. */
   | { kind: 'mismatch' }
+  /** Not a reference of this service, or the provider does not know it. */
   | { kind: 'unknown' };
 
 export interface PaymentServiceOptions {

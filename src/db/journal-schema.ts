@@ -1,0 +1,110 @@
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, id, updatedAt } from './columns';
+
+// The ledger journal's two tables (src/ledger/ledger-journal.ts tells the story they keep).
+
+export const ENVELOPE_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
+export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
+
+/**
+ * The journal's signed envelopes: every transaction the service ever signs is stored here before
+ * it is sent. pending (built, never sent) -> submitted (sent at least once, outcome unknown) ->
+ * confirmed (found on the ledger) | failed (refused on its first submission, never delivered, or
+ * provably never applicable: see src/ledger/envelope-fate.ts). Only these bytes are ever resubmitted.
+ */
+export const ledgerEnvelopes = pgTable(
+  'ledger_envelopes',
+  {
+    id: id(),
+    /** The signed (inner) transaction's hash: the identity every fee bump of it shares. */
+    hash: text('hash').notNull().unique(),
+    /** The transaction's source account: the lane whose sequence number it consumes. */
+    sourceAccount: text('source_account').notNull(),
+    sequence: bigint('sequence', { mode: 'bigint' }).notNull(),
+    /** Unix seconds after which the network refuses it (tx_too_late). */
+    maxTime: bigint('max_time', { mode: 'bigint' }).notNull(),
+    /**
+     * The envelope to send: a fee bump around the signed inner transaction. `hash` above is the
+     * inner transaction's, which every fee bump of it shares and Horizon finds it under: the journal
+     * tracks that one, so raising the bid never makes a second transaction.
+     */
+    envelopeXdr: text('envelope_xdr').notNull(),
+    /** The current fee bump's own hash (null for an envelope stored before fee bumps). */
+    outerHash: text('outer_hash'),
+    /** The current fee bump's whole fee bid, in stroops (what the service accepts to pay at most). */
+    bidStroops: bigint('bid_stroops', { mode: 'bigint' }),
+    /** The ledger Horizon had closed when the current bid was first seen still waiting: bumps count ledgers from it. */
+    bidLedger: integer('bid_ledger'),
+    /** How many times the bid was raised. */
+    bumps: integer('bumps').notNull().default(0),
+    /** What the network charged, once applied (stroops). */
+    feeCharged: bigint('fee_charged', { mode: 'bigint' }),
+    status: text('status', { enum: ENVELOPE_STATUSES }).notNull().default('pending'),
+    /** How many times it was handed to Horizon; a refusal is final only for the first. */
+    submitCount: integer('submit_count').notNull().default(0),
+    ledger: integer('ledger'),
+    /** Result codes or the reason it failed. */
+    failure: text('failure'),
+    /** Not before this instant does a worker look at it again: a lease while someone works on it. */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('ledger_envelopes_open_idx').on(t.nextCheckAt).where(sql`status in ('pending', 'submitted')`)],
+);
+
+export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+/** The kinds users and admins see as transaction records. */
+export const RECORD_KINDS = ['transfer', 'payment_mint', 'admin_mint'] as const satisfies readonly EntryKind[];
+export const ENTRY_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
+export type EntryStatus = (typeof ENTRY_STATUSES)[number];
+
+/**
+ * The journal: one row per ledger write the service has promised (a transfer, a payment's mint,
+ * an activation...), committed before any envelope carrying it is sent, in the same database
+ * transaction that binds its Idempotency-Key or consumes its payment reference. An entry rides in
+ * one envelope at a time; it moves to a new one only once its current envelope is failed, so no
+ * two envelopes that could both apply ever carry it. The token-moving kinds are the transaction
+ * records the API lists. No foreign key to users: financial history outlives the account.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: id(),
+    kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
+    status: text('status', { enum: ENTRY_STATUSES }).notNull().default('pending'),
+    /** The envelope carrying it now (null before the first one is signed). */
+    envelopeId: uuid('envelope_id').references(() => ledgerEnvelopes.id),
+    /** Its envelope's hash, kept here for the record lists ('' before the first envelope). */
+    ledgerTransactionId: text('ledger_transaction_id').notNull().default(''),
+    ledger: integer('ledger'),
+    /** The account whose operations these are (a wallet, the distribution or the issuing account). */
+    fromPublicKey: text('from_public_key').notNull(),
+    toPublicKey: text('to_public_key').notNull(),
+    /** Integer stroops (1 token = 10^7 stroops): exact, never a float. XLM for activations and channels. */
+    amountStroops: bigint('amount_stroops', { mode: 'bigint' }).notNull(),
+    assetCode: text('asset_code').notNull(),
+    /** The owning user (records); null for the service's own writes. */
+    userId: uuid('user_id'),
+    paymentReference: text('payment_reference'),
+    /** The ledger result code (or reason) of a failed entry; the API maps it to its answer. */
+    failureCode: text('failure_code'),
+    /** A lease: while it is in the future, the process that created the entry owns its submission. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }).notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC, which a backward scan gives
+    // (Drizzle's .desc() makes DESC NULLS LAST, an order no scan matches).
+    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
+    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
+    index('ledger_entries_envelope_idx').on(t.envelopeId),
+    index('ledger_entries_open_idx').on(t.leaseUntil).where(sql`status in ('pending', 'submitted')`),
+    // A payment is minted by exactly one entry; a wallet has one live activation.
+    uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint'`),
+    uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
+  ],
+);
