@@ -4,7 +4,8 @@
 // carries an entry and rebuilds its job for the reconciler; ledger-submitters.ts bootstraps the ledger
 // and owns the submitters and channel accounts; account-submitter.ts batches an account's jobs into
 // envelopes (built by envelope-builder.ts) and stores each before envelope-sender.ts sends it;
-// journal-reconciler.ts finishes what a request could not wait for.
+// journal-reconciler.ts finishes what a request could not wait for. What confirming or failing an
+// envelope changes (its entries, their payments and wallets) is db/repositories/envelope-settlement.ts.
 import type { Keypair } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { StellarClient } from '../clients/stellar.client';
