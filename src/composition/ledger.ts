@@ -7,7 +7,7 @@ import type { JournalRepository } from '../db/repositories/journal.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { LedgerJournal } from '../ledger/ledger-journal';
-import type { LedgerJournalOptions } from '../ledger/journal-options';
+import type { SendEvents } from '../ledger/envelope-sender';
 import { Treasury } from '../ledger/treasury';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
@@ -21,11 +21,8 @@ export interface JournalParts {
   logger: Logger;
 }
 
-/** What the journal reports as it works (the container counts it in the metrics). */
-export type JournalEvents = Pick<LedgerJournalOptions, 'onResult' | 'onFeePaid' | 'onBump'>;
-
 /** The ledger journal as the configuration describes it: Horizon, the system accounts' secrets, timing and fees. */
-export function journalFromConfig(config: Config, parts: JournalParts, events: JournalEvents): LedgerJournal {
+export function journalFromConfig(config: Config, parts: JournalParts, events: SendEvents): LedgerJournal {
   const ledger = config.ledger;
   return new LedgerJournal({
     ...parts,

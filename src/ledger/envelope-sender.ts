@@ -19,7 +19,17 @@ export type SendOutcome =
   /** Another process settled it first: read the journal. */
   | { kind: 'elsewhere' };
 
-export interface EnvelopeSenderOptions {
+/** What sending reports as it goes (the container counts it in the metrics). */
+export interface SendEvents {
+  /** A submission's outcome: a result code, `unavailable`, `unknown` or `resubmission_refused`. */
+  onResult?: (code: string) => void;
+  /** Stroops the network charged for an envelope this process saw applied. */
+  onFeePaid?: (stroops: bigint) => void;
+  /** A waiting envelope's bid was raised. */
+  onBump?: () => void;
+}
+
+export interface EnvelopeSenderOptions extends SendEvents {
   client: StellarClient;
   journal: JournalRepository;
   logger: Logger;
@@ -33,10 +43,6 @@ export interface EnvelopeSenderOptions {
   bumper(): Promise<FeeBumper>;
   /** Ledgers an envelope's bid may wait with Horizon before it is raised. */
   bumpAfterLedgers: number;
-  onResult?: (code: string) => void;
-  /** Stroops the network charged for an envelope this process saw applied. */
-  onFeePaid?: (stroops: bigint) => void;
-  onBump?: () => void;
 }
 
 /**

@@ -6,10 +6,11 @@ import type { SystemAccountRepository } from '../db/repositories/system-account.
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
+import type { SendEvents } from './envelope-sender';
 import type { FeePolicyOptions } from './fee-policy';
 
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
-export interface LedgerJournalOptions {
+export interface LedgerJournalOptions extends SendEvents {
   client: StellarClient;
   database: DatabaseHandle;
   journal: JournalRepository;
@@ -29,9 +30,6 @@ export interface LedgerJournalOptions {
     /** Ledgers an envelope may wait with Horizon before its bid is raised. */
     bumpAfterLedgers: number;
   };
-  onResult?: (code: string) => void;
-  onFeePaid?: (stroops: bigint) => void;
-  onBump?: () => void;
 }
 
 export interface JournalTiming {
