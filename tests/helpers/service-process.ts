@@ -7,9 +7,14 @@ import { Client } from 'pg';
 import { eventually } from './eventually';
 
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+/**
+ * `node --import tsx FILE`: the process is the program itself. Not the `tsx` command, which runs the
+ * program in a child of its own: a SIGKILL then killed only that wrapper, and the service went on
+ * serving (found when its orphans outlived the test run: the kill test never killed anything).
+ */
+const runTs = (file: string, env: NodeJS.ProcessEnv) => spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** The service as its own operating-system process (`tsx src/server.ts`), as it runs in production. */
+/** The service as its own operating-system process (`node --import tsx src/server.ts`), as it runs in production. */
 export interface ServiceProcess {
   url: string;
   /** Everything it printed, for a failing test to show. */
@@ -26,19 +31,19 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   const output: string[] = [];
   let child: ChildProcess | undefined;
   const url = `http://127.0.0.1:${port}`;
+  const answers = () => fetch(`${url}/healthz`).then((r) => r.ok, () => false);
   const start = async () => {
-    child = spawn(TSX, ['src/server.ts'], {
-      cwd: ROOT,
-      env: { ...inheritedEnv(), NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    // Whatever answers now is not the process about to start: a kill that left the service running
+    // would otherwise pass for a restart.
+    if (await answers()) throw new Error(`something still answers on ${url}: the previous service process is not gone`);
+    child = runTs('src/server.ts', { ...inheritedEnv(), NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, ...env });
     child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
     child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
     const started = child;
     await eventually(
       async () => {
         if (started.exitCode !== null) throw new Error(`it exited with ${started.exitCode}`);
-        return (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) ? true : undefined;
+        return (await answers()) ? true : undefined;
       },
       'the service process to answer /healthz',
       30_000,
@@ -98,7 +103,7 @@ export async function queryDatabase<T>(url: string, text: string, params: unknow
 
 /** Runs one of the service's operator commands (`src/cli/NAME.ts`) as a process; its exit code and output. */
 export async function runCli(name: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(TSX, [`src/cli/${name}.ts`], { cwd: ROOT, env: { ...inheritedEnv(), NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = runTs(`src/cli/${name}.ts`, { ...inheritedEnv(), NODE_ENV: 'test', ...env });
   const chunks: string[] = [];
   child.stdout.on('data', (d: Buffer) => chunks.push(d.toString()));
   child.stderr.on('data', (d: Buffer) => chunks.push(d.toString()));
