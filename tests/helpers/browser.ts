@@ -3,13 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { launchChromium } from '@wallet/paystack-sandbox/testing';
 import { startTestApp, type TestApp } from './test-app';
 
 /** Screenshots land here (kept after the run, ignored by git). */
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 
-/** Headless Chromium (Debian's, or the npm package's: see chromium.ts). */
+/** Headless Chromium (Debian's, or the npm package's: see packages/paystack-sandbox/tests/chromium.ts). */
 export async function launchBrowser(): Promise<Browser> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   return launchChromium();

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { openDatabase } from '../../src/db/client';
 import { attachEmbeddedServer, type EmbeddedServer } from '../../src/db/embedded/embedded-server';
 import { processRuns } from '../../src/db/embedded/file-lock';
-import { findChromium } from './chromium';
+import { findChromium } from '@wallet/paystack-sandbox/testing';
 
 /**
  * Jest's global setup: one embedded PostgreSQL server for the whole run, in a temp directory,

@@ -24,7 +24,7 @@ describe('layer boundaries', () => {
     ['a client importing the database', 'src/clients/stellar.client.ts', "import { users } from '../db/schema';\nexport const x = users;"],
     ['the sandbox importing the service', 'packages/horizon-sandbox/src/routes.ts', "import { createLogger } from '../../../src/logger';\nexport const x = createLogger;"],
     ['the service loading a sandbox statically', 'src/container.ts', "import { createHorizonSandbox } from '@wallet/horizon-sandbox';\nexport const x = createHorizonSandbox;"],
-    ['a sandbox\'s test importing the service\'s test helpers', 'packages/paystack-sandbox/tests/checkout.test.ts', "import { launchChromium } from '../../../tests/helpers/chromium';\nexport const x = launchChromium;"],
+    ['a sandbox\'s test importing the service\'s test helpers', 'packages/paystack-sandbox/tests/checkout.test.ts', "import { launchBrowser } from '../../../tests/helpers/browser';\nexport const x = launchBrowser;"],
   ])('refuses %s', async (_what, file, code) => {
     expect(await restrictedImports(file, code)).toHaveLength(1);
   });

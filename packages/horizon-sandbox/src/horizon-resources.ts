@@ -23,6 +23,11 @@ export const isoTime = (unixSeconds: number | string): string =>
 const link = (href: string) => ({ href });
 const templated = (href: string) => ({ href, templated: true });
 
+/** A resource's links to its paged sub-collections, as Horizon writes them (`{?cursor,limit,order}`). */
+function pagedLinks<Name extends string>(self: string, names: readonly Name[]): Record<Name, ReturnType<typeof templated>> {
+  return Object.fromEntries(names.map((name) => [name, templated(`${self}/${name}{?cursor,limit,order}`)])) as Record<Name, ReturnType<typeof templated>>;
+}
+
 export function accountResource(account: Readonly<AccountEntry>, base: string) {
   const self = `${base}/accounts/${account.id}`;
   const balances: object[] = [...account.trustlines.values()].map((line) => ({
@@ -50,12 +55,7 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
   return {
     _links: {
       self: link(self),
-      transactions: templated(`${self}/transactions{?cursor,limit,order}`),
-      operations: templated(`${self}/operations{?cursor,limit,order}`),
-      payments: templated(`${self}/payments{?cursor,limit,order}`),
-      effects: templated(`${self}/effects{?cursor,limit,order}`),
-      offers: templated(`${self}/offers{?cursor,limit,order}`),
-      trades: templated(`${self}/trades{?cursor,limit,order}`),
+      ...pagedLinks(self, ['transactions', 'operations', 'payments', 'effects', 'offers', 'trades']),
       // the SDK copies `data` to `data_attr` only when a `data` link exists, and its memo-required
       // check reads data_attr: without this link every submitTransaction with a payment would throw
       data: templated(`${self}/data/{key}`),
@@ -113,8 +113,7 @@ export function transactionResource(tx: StoredTransaction, base: string, request
       self: link(self),
       account: link(`${base}/accounts/${tx.sourceAccount}`),
       ledger: link(`${base}/ledgers/${tx.ledger}`),
-      operations: templated(`${self}/operations{?cursor,limit,order}`),
-      effects: templated(`${self}/effects{?cursor,limit,order}`),
+      ...pagedLinks(self, ['operations', 'effects']),
       precedes: link(`${base}/transactions?order=asc&cursor=${tx.pagingToken}`),
       succeeds: link(`${base}/transactions?order=desc&cursor=${tx.pagingToken}`),
       transaction: link(self),
@@ -188,10 +187,7 @@ export function ledgerResource(ledger: LedgerHeader, base: string) {
   return {
     _links: {
       self: link(self),
-      transactions: templated(`${self}/transactions{?cursor,limit,order}`),
-      operations: templated(`${self}/operations{?cursor,limit,order}`),
-      payments: templated(`${self}/payments{?cursor,limit,order}`),
-      effects: templated(`${self}/effects{?cursor,limit,order}`),
+      ...pagedLinks(self, ['transactions', 'operations', 'payments', 'effects']),
     },
     id: ledger.hash,
     paging_token: (BigInt(ledger.sequence) << 32n).toString(),

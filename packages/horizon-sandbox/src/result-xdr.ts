@@ -1,4 +1,5 @@
 import { xdr } from '@stellar/stellar-sdk';
+import { isRevokeSponsorshipType } from './operations/revoke-sponsorship';
 
 /**
  * Results are modelled with Horizon's code strings (what clients read in `result_codes`) and turned
@@ -129,17 +130,6 @@ function accountMergeResult({ code, sourceAccountBalance }: OperationOutcome): x
   return xdr.AccountMergeResult.accountMergeSuccess(xdr.Int64.fromString((sourceAccountBalance ?? 0n).toString()));
 }
 
-// stellar-base names each arm of revoke_sponsorship after the kind of entry it revokes
-const REVOKE_KINDS = new Set([
-  'revokeAccountSponsorship',
-  'revokeTrustlineSponsorship',
-  'revokeOfferSponsorship',
-  'revokeDataSponsorship',
-  'revokeClaimableBalanceSponsorship',
-  'revokeLiquidityPoolSponsorship',
-  'revokeSignerSponsorship',
-]);
-
 /** Codes that are not the operation's own result but a generic OperationResult arm. */
 const GENERIC: VoidResult<xdr.OperationResult> = {
   op_bad_auth: () => xdr.OperationResult.opBadAuth(),
@@ -159,7 +149,7 @@ export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResu
   const generic = GENERIC[outcome.code];
   if (generic) return generic();
   const { kind, code } = outcome;
-  if (REVOKE_KINDS.has(kind)) {
+  if (isRevokeSponsorshipType(kind)) {
     return xdr.OperationResult.opInner(xdr.OperationResultTr.revokeSponsorship(pick(REVOKE_SPONSORSHIP, code, kind)));
   }
   switch (kind) {

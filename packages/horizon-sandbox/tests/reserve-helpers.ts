@@ -57,18 +57,16 @@ export function sponsored(sponsor: string, sponsoredId: string, operations: xdr.
   ];
 }
 
+/** The signed transaction creating `account` with 0 XLM, its two base reserves paid by `sponsor`. */
+export function sponsoredCreation(harness: LedgerClient, sponsor: Keypair, account: Keypair): Promise<Transaction> {
+  const create = Operation.createAccount({ destination: account.publicKey(), startingBalance: '0' });
+  return buildTransaction(harness, sponsor, sponsored(sponsor.publicKey(), account.publicKey(), [create]), { signers: [sponsor, account] });
+}
+
 /** A new account holding nothing, its two base reserves paid by `sponsor`. */
 export async function sponsoredAccount(harness: LedgerClient, sponsor: Keypair): Promise<Keypair> {
   const account = Keypair.random();
-  const tx = await buildTransaction(
-    harness,
-    sponsor,
-    sponsored(sponsor.publicKey(), account.publicKey(), [
-      Operation.createAccount({ destination: account.publicKey(), startingBalance: '0' }),
-    ]),
-    { signers: [sponsor, account] },
-  );
-  await harness.horizon.submitTransaction(tx);
+  await harness.horizon.submitTransaction(await sponsoredCreation(harness, sponsor, account));
   return account;
 }
 

@@ -9,6 +9,7 @@ import {
   spendableStroops,
   sponsored,
   sponsoredAccount,
+  sponsoredCreation,
   trustlineOf,
 } from './reserve-helpers';
 import {
@@ -48,15 +49,7 @@ describe('an account whose reserves a sponsor pays', () => {
   it('is created with 0 XLM, the sponsor taking on its two base reserves', async () => {
     const sponsorBefore = await load(sponsor);
     account = Keypair.random();
-    const tx = await buildTransaction(
-      harness,
-      sponsor,
-      sponsored(sponsor.publicKey(), account.publicKey(), [
-        Operation.createAccount({ destination: account.publicKey(), startingBalance: '0' }),
-      ]),
-      { signers: [sponsor, account] },
-    );
-    const created = await harness.horizon.submitTransaction(tx);
+    const created = await harness.horizon.submitTransaction(await sponsoredCreation(harness, sponsor, account));
     expect(decodedResult(created.result_xdr).result().switch().name).toBe('txSuccess');
     expect([0, 1, 2].map((index) => operationResultName(created.result_xdr, index))).toEqual([
       'beginSponsoringFutureReservesSuccess',
@@ -266,14 +259,7 @@ describe('a sponsor without the reserve to give', () => {
 
   it('cannot sponsor a new account: op_low_reserve', async () => {
     const newcomer = Keypair.random();
-    const tx = await buildTransaction(
-      harness,
-      poorSponsor,
-      sponsored(poorSponsor.publicKey(), newcomer.publicKey(), [
-        Operation.createAccount({ destination: newcomer.publicKey(), startingBalance: '0' }),
-      ]),
-      { signers: [poorSponsor, newcomer] },
-    );
+    const tx = await sponsoredCreation(harness, poorSponsor, newcomer);
     expectOperationCode(
       await submitExpectingFailure(harness, tx),
       ['op_success', 'op_low_reserve', 'op_success'],

@@ -7,16 +7,17 @@ const PACKAGE_ROOT = path.resolve(__dirname, '..');
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /**
- * The Chromium the checkout test drives: CHROMIUM_PATH if set (the service's test run resolves it
- * once in its global setup), Debian's if installed, else the one inside the `@sparticuz/chromium`
- * npm package, unpacked to the temp directory on first use. Nothing is downloaded either way. That
- * npm package is an ES module, which Jest's module sandbox cannot load: a child Node process asks
- * it for the path.
+ * The Chromium the browser tests drive (this package's checkout test, and the service's browser
+ * suites through `@wallet/paystack-sandbox/testing`): CHROMIUM_PATH if set (the service's test run
+ * resolves it once in its global setup), Debian's if installed, else the one inside the
+ * `@sparticuz/chromium` npm package, unpacked to the temp directory on first use. Nothing is
+ * downloaded either way. That npm package is an ES module, which Jest's module sandbox cannot load:
+ * a child Node process asks it for the path.
  *
- * The workspace's own copy of the service's tests/helpers/chromium.ts: its tests import nothing
- * from outside the package, so they run the same alone (npm test -w) as from the root.
+ * It lives here, not in the service's tests: a workspace imports nothing of the service, the
+ * service's tests may import a workspace's testing kit.
  */
-function findChromium(): string {
+export function findChromium(): string {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   if (fs.existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
   const script = "import('@sparticuz/chromium').then(async (m) => process.stdout.write(await m.default.executablePath()))";

@@ -25,8 +25,13 @@ const REVOKE_TYPES = new Set([
   'revokeSignerSponsorship',
 ]);
 
+/** Whether an operation type name (as stellar-base decodes it) is an arm of revoke_sponsorship. */
+export function isRevokeSponsorshipType(type: string): boolean {
+  return REVOKE_TYPES.has(type);
+}
+
 export function isRevokeSponsorship(op: Operation): op is RevokeSponsorshipOperation {
-  return REVOKE_TYPES.has(op.type);
+  return isRevokeSponsorshipType(op.type);
 }
 
 const runtimeType = (op: RevokeSponsorshipOperation): string => op.type;
