@@ -7,7 +7,7 @@ import {
   type Horizon,
   type Transaction,
 } from '@stellar/stellar-sdk';
-import { buildTransaction, type FailedSubmission, type LedgerClient } from './sandbox-harness';
+import { buildTransaction, submitExpectingFailure, type FailedSubmission, type LedgerClient } from './sandbox-harness';
 
 /**
  * Helpers for the sponsorship and account_merge conformance tests. Money is compared as bigint
@@ -106,4 +106,9 @@ export function expectOperationCode(failure: FailedSubmission, operations: strin
   expectOperationFailure(failure, operations);
   const failing = operations.findIndex((code) => code !== 'op_success');
   expect(operationResultName(failure.data.extras.result_xdr, failing)).toBe(xdrName);
+}
+
+/** Submits `tx`, which the ledger must refuse with these operation codes (expectOperationCode). */
+export async function expectRefused(harness: LedgerClient, tx: Transaction | FeeBumpTransaction, operations: string[], xdrName: string): Promise<void> {
+  expectOperationCode(await submitExpectingFailure(harness, tx), operations, xdrName);
 }
