@@ -29,6 +29,11 @@ export class LedgerRejectedError extends Error {
     readonly transactionCode: string,
     readonly operationCodes: string[],
     readonly feeBump = false,
+    /**
+     * The fee the refusal names, in stroops (the TransactionResult's feeCharged): for
+     * tx_insufficient_fee, the least fee the ledger would have taken. Undefined when not known.
+     */
+    readonly feeCharged?: bigint,
   ) {
     super(`Transaction rejected: ${feeBump ? 'fee bump ' : ''}${transactionCode}${operationCodes.length ? ` [${operationCodes.join(', ')}]` : ''}`);
     this.name = 'LedgerRejectedError';
