@@ -1,9 +1,16 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, not, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { idempotencyKeys } from '../schema';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A key older than the TTL by the database's clock, the one that stamped its created_at: a
+ * process whose clock runs fast must not free a live key (its retry would sign a second
+ * transaction), so no expiry is ever judged by Date.now().
+ */
+const expired: SQL = sql`${idempotencyKeys.createdAt} < now() - ${IDEMPOTENCY_TTL_MS}::integer * interval '1 millisecond'`;
 
 /** A request's Idempotency-Key: who sent it, to which route, and a hash of the validated body. */
 export interface IdempotencyClaim {
@@ -26,8 +33,7 @@ export class IdempotencyRepository {
     const [row] = await this.db
       .select()
       .from(idempotencyKeys)
-      .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
-    if (!row || row.createdAt.getTime() < Date.now() - IDEMPOTENCY_TTL_MS) return undefined;
+      .where(and(eq(idempotencyKeys.callerId, callerId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key), not(expired)));
     return row;
   }
 
@@ -38,7 +44,7 @@ export class IdempotencyRepository {
    */
   async bind(tx: Executor, claim: IdempotencyClaim, entryId: string): Promise<IdempotencyRow | undefined> {
     const where = and(eq(idempotencyKeys.callerId, claim.callerId), eq(idempotencyKeys.route, claim.route), eq(idempotencyKeys.key, claim.key));
-    await tx.delete(idempotencyKeys).where(and(where, lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS))));
+    await tx.delete(idempotencyKeys).where(and(where, expired));
     const inserted = await tx.insert(idempotencyKeys).values({ ...claim, entryId }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
     if (inserted.length > 0) return undefined;
     const [existing] = await tx.select().from(idempotencyKeys).where(where);
@@ -46,6 +52,6 @@ export class IdempotencyRepository {
   }
 
   async purgeExpired(): Promise<void> {
-    await this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(Date.now() - IDEMPOTENCY_TTL_MS)));
+    await this.db.delete(idempotencyKeys).where(expired);
   }
 }
