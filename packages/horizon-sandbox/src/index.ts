@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { FaultInjector, type SandboxFaults } from './faults/fault-injector';
-import { IngestionLag } from './faults/ingestion-lag';
+import { ReadSides } from './faults/read-sides';
 import { LedgerClock } from './ledger-clock';
 import { DEFAULT_MAX_TX_SET_SIZE, createGenesisState, type LedgerState } from './ledger-state';
 import { LedgerStore } from './ledger-store';
@@ -75,12 +75,12 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   }
   store?.attach(state);
 
-  const ingestion = new IngestionLag(state);
+  const readSides = new ReadSides(state);
   const ledger = new SandboxLedger(
     state,
     (closed, priorImages) => {
       store?.recordClosedLedger(closed);
-      ingestion.ledgerClosed(closed.header.sequence, priorImages);
+      readSides.ledgerClosed(closed.header.sequence, priorImages);
     },
     maxOperationsPerLedger,
   );
@@ -90,8 +90,8 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
     maxOperationsPerLedger,
     pendingDepthLedgers,
   });
-  const faults = new FaultInjector(() => ingestion.release(), options.faultRandom);
-  const router = createHorizonRouter({ state, clock, ingestion, faults, networkPassphrase });
+  const faults = new FaultInjector(() => readSides.release(), options.faultRandom);
+  const router = createHorizonRouter({ state, clock, readSides, faults, networkPassphrase });
 
   let closing: Promise<void> | undefined;
   return {

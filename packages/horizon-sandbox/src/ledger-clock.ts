@@ -1,3 +1,5 @@
+import type { Envelope } from './apply-transaction';
+import { acceptanceOf, refusedAtAdmission, type Acceptance } from './core-admission';
 import type { SandboxLedger, Submission, SubmissionResult } from './sandbox-ledger';
 import { TransactionQueue, pendingSubmission, type QueuedTransaction } from './transaction-queue';
 
@@ -69,6 +71,31 @@ export class LedgerClock {
     if (admission.kind === 'refused') return Promise.resolve(admission.result);
     if (admission.kind === 'queued') for (const dropped of admission.dropped) answer(dropped, DROPPED);
     return new Promise((resolve, reject) => admission.entry.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Core's answer to a submitter that does not wait for the ledger (RPC's sendTransaction): refused,
+   * a duplicate, try again later, or PENDING with the outcome to come when its ledger closes. With
+   * closeMs 0 that ledger closes before this returns. Shares the queue, and its rules, with submit().
+   */
+  accept(envelope: Envelope): Acceptance {
+    if (this.stopped) throw new LedgerClosedError();
+    const refused = refusedAtAdmission(this.ledger.state, this.queue.list(), envelope, Date.now());
+    if (refused) return refused;
+    if (this.options.closeMs <= 0) return acceptanceOf(this.ledger.closeLedger([pendingSubmission(envelope)])[0]);
+
+    const admission = this.queue.admit(envelope);
+    if (admission.kind === 'refused') {
+      const { result } = admission;
+      return result.status === 'rejected' ? { status: 'ERROR', errorResultXdr: result.resultXdr } : { status: 'TRY_AGAIN_LATER' };
+    }
+    if (admission.kind === 'joined') return { status: 'DUPLICATE' };
+    for (const dropped of admission.dropped) answer(dropped, DROPPED);
+    // nobody may be listening: a ledger that stops drops the transaction instead of rejecting a promise
+    const outcome = new Promise<SubmissionResult>((resolve) =>
+      admission.entry.waiters.push({ resolve, reject: () => resolve(DROPPED) }),
+    );
+    return { status: 'PENDING', outcome };
   }
 
   /** Stops the timer; whatever is still waiting goes into one last ledger, and what has no room there is refused. */

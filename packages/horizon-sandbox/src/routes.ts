@@ -4,7 +4,7 @@ import { isAccountId } from './account-ids';
 import type { Envelope } from './apply-transaction';
 import { faultControlRouter } from './faults/fault-control.routes';
 import type { FaultInjector } from './faults/fault-injector';
-import type { IngestionLag } from './faults/ingestion-lag';
+import type { ReadSides } from './faults/read-sides';
 import { feeStats } from './fee-stats';
 import {
   accountResource,
@@ -13,6 +13,7 @@ import {
   rootResource,
   transactionResource,
 } from './horizon-resources';
+import { answeringFrom } from './latest-ledger-header';
 import { LedgerClosedError, type LedgerClock } from './ledger-clock';
 import { FEE_STATS_LEDGERS } from './ledger-history';
 import type { LedgerState } from './ledger-state';
@@ -32,8 +33,8 @@ export interface RouterDependencies {
   /** Core: where submissions apply. */
   state: LedgerState;
   clock: LedgerClock;
-  /** Horizon's read side, which may lag behind core; every read route answers from it. */
-  ingestion: IngestionLag;
+  /** Horizon's read sides, which may lag behind core; every read route answers from one of them. */
+  readSides: ReadSides;
   faults: FaultInjector;
   networkPassphrase: string;
 }
@@ -48,20 +49,25 @@ const INVALID_HASH = badRequest('tx_id', 'Transaction hash must be a hex-encoded
 const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
 
 export function createHorizonRouter(dependencies: RouterDependencies): Router {
-  const { state, ingestion, networkPassphrase } = dependencies;
+  const { state, readSides, networkPassphrase } = dependencies;
   const router = express.Router();
+  // every answer names the read side's latest ledger; a read route names the one it answered from
+  router.use((_req, res, next) => {
+    answeringFrom(res, readSides.view());
+    next();
+  });
   router.use(express.urlencoded({ extended: false, limit: MAX_BODY }));
   router.use(express.json({ limit: MAX_BODY }));
 
   router.get('/', (req, res) => {
     // core_latest_ledger is core's own: during an ingestion lag it runs ahead of history, as on Horizon
-    res.json(rootResource(ingestion.view().latest, state.latest.sequence, networkPassphrase, baseUrl(req)));
+    res.json(rootResource(answeringFrom(res, readSides.view()).latest, state.latest.sequence, networkPassphrase, baseUrl(req)));
   });
 
   router.get('/accounts/:id', (req, res) => {
     const id = req.params.id;
     if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
-    const account = ingestion.view().account(id);
+    const account = answeringFrom(res, readSides.view()).account(id);
     if (!account) return sendProblem(res, notFound());
     res.json(accountResource(account, baseUrl(req)));
   });
@@ -72,14 +78,15 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = ingestion.view().paymentsFor(id, query).map((payment) => paymentResource(payment, base));
+    const records = answeringFrom(res, readSides.view()).paymentsFor(id, query).map((payment) => paymentResource(payment, base));
     res.json(pageResource(`${base}/accounts/${id}/payments`, query, records));
   });
 
   router.get('/transactions/:hash', (req, res) => {
     const hash = req.params.hash.toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
-    const tx = ingestion.view().transaction(hash);
+    // a lookup by hash may reach another instance than the other reads (the split fault)
+    const tx = answeringFrom(res, readSides.lookupView()).transaction(hash);
     if (!tx) return sendProblem(res, notFound());
     res.json(transactionResource(tx, baseUrl(req), hash));
   });
@@ -99,7 +106,7 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
   });
 
   router.get('/fee_stats', (_req, res) => {
-    const view = ingestion.view();
+    const view = answeringFrom(res, readSides.view());
     const ledgers = view.ledgers({ order: 'desc', limit: FEE_STATS_LEDGERS });
     res.json(feeStats(view.recentTransactions(), ledgers));
   });
@@ -108,12 +115,13 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
     const query = parsePageQuery(req);
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = ingestion.view().ledgers(query).map((ledger) => ledgerResource(ledger, base));
+    const records = answeringFrom(res, readSides.view()).ledgers(query).map((ledger) => ledgerResource(ledger, base));
     res.json(pageResource(`${base}/ledgers`, query, records));
   });
 
   router.get('/ledgers/:sequence', (req, res) => {
-    const ledger = /^\d+$/.test(req.params.sequence) ? ingestion.view().ledger(Number(req.params.sequence)) : undefined;
+    const view = answeringFrom(res, readSides.view());
+    const ledger = /^\d+$/.test(req.params.sequence) ? view.ledger(Number(req.params.sequence)) : undefined;
     if (!ledger) return sendProblem(res, notFound());
     res.json(ledgerResource(ledger, baseUrl(req)));
   });

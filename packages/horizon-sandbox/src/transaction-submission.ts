@@ -2,26 +2,24 @@ import type { Response } from 'express';
 import type { Envelope } from './apply-transaction';
 import { answerWithFault, refusedBeforeApplying } from './faults/fault-answers';
 import type { FaultInjector } from './faults/fault-injector';
-import type { IngestionLag } from './faults/ingestion-lag';
+import type { ReadSides } from './faults/read-sides';
 import { transactionResource } from './horizon-resources';
+import { answeringFrom } from './latest-ledger-header';
 import type { LedgerClock } from './ledger-clock';
-import type { ResultCodes, StoredTransaction } from './ledger-history';
 import type { LedgerReadView } from './ledger-read-view';
 import { sendProblem, timeout, transactionFailed } from './problems';
-import { resultCodes, type TransactionResultModel } from './result-xdr';
+import { resubmissionRefused } from './resubmission';
 import type { Submission, SubmissionResult } from './sandbox-ledger';
-import { resultXdr } from './transaction-record';
-import { feeToCharge } from './validate-transaction';
 
 export interface SubmissionDependencies {
   clock: LedgerClock;
-  ingestion: IngestionLag;
+  readSides: ReadSides;
   faults: FaultInjector;
 }
 
 /** POST /transactions once the envelope decodes: core applies it, and the fault plan decides what the client hears. */
 export async function submitWithFaults(
-  { clock, ingestion, faults }: SubmissionDependencies,
+  { clock, readSides, faults }: SubmissionDependencies,
   res: Response,
   base: string,
   envelope: Envelope,
@@ -29,23 +27,21 @@ export async function submitWithFaults(
   const fault = faults.draw();
   if (refusedBeforeApplying(res, fault)) return;
   const result = await clock.submit(envelope);
-  if (fault?.lagMs !== undefined && result.status === 'included' && !result.resubmitted) {
-    ingestion.holdBack(result.record.ledger, fault.lagMs);
-  }
+  if (result.status === 'included' && !result.resubmitted) readSides.applied(result.record.ledger, fault);
   // Horizon decides its answer when the result comes back, even if the answer is then slow to arrive
-  const view = ingestion.view();
+  const view = answeringFrom(res, readSides.view());
   await answerWithFault(res, fault, () => sendSubmissionResult(res, base, result, view));
 }
 
 /** Friendbot's own submissions: the fault plan is about what clients submit, not about funding them. */
 export async function submitWithoutFaults(
-  { clock, ingestion }: SubmissionDependencies,
+  { clock, readSides }: SubmissionDependencies,
   res: Response,
   base: string,
   submission: Submission,
 ): Promise<void> {
   const result = await clock.submit(submission);
-  sendSubmissionResult(res, base, result, ingestion.view());
+  sendSubmissionResult(res, base, result, answeringFrom(res, readSides.view()));
 }
 
 /**
@@ -69,8 +65,8 @@ function sendSubmissionResult(res: Response, base: string, result: SubmissionRes
   }
   const { record } = result;
   if (result.resubmitted && !view.transaction(record.hash)) {
-    const refused = badSequence(record);
-    sendProblem(res, transactionFailed({ envelope_xdr: record.envelopeXdr, ...refused }));
+    const refused = resubmissionRefused(record);
+    sendProblem(res, transactionFailed({ envelope_xdr: record.envelopeXdr, result_xdr: refused.resultXdr, result_codes: refused.resultCodes }));
     return;
   }
   if (record.successful) {
@@ -81,20 +77,4 @@ function sendSubmissionResult(res: Response, base: string, result: SubmissionRes
     res,
     transactionFailed({ envelope_xdr: record.envelopeXdr, result_xdr: record.resultXdr, result_codes: record.resultCodes }),
   );
-}
-
-/** Core's tx_bad_seq for a transaction already applied; for a fee bump, its inner transaction's. */
-function badSequence(record: StoredTransaction): { result_xdr: string; result_codes: ResultCodes } {
-  const refused: TransactionResultModel = record.inner
-    ? {
-        code: 'tx_failed',
-        feeCharged: BigInt(record.feeCharged),
-        feeBump: {
-          code: 'tx_fee_bump_inner_failed',
-          innerHash: Buffer.from(record.inner.hash, 'hex'),
-          inner: { code: 'tx_bad_seq', feeCharged: 0n },
-        },
-      }
-    : { code: 'tx_bad_seq', feeCharged: feeToCharge(record.operationCount) };
-  return { result_xdr: resultXdr(refused), result_codes: resultCodes(refused) };
 }

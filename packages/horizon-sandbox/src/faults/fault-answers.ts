@@ -4,7 +4,7 @@ import { sendProblem, staleHistory, timeout } from '../problems';
 import type { FaultPlan } from './fault-plan';
 
 /** What nginx in front of Horizon answers when Horizon's own answer is lost: HTML, not a problem document. */
-const BAD_GATEWAY_PAGE = `<html>
+export const BAD_GATEWAY_PAGE = `<html>
 <head><title>502 Bad Gateway</title></head>
 <body>
 <center><h1>502 Bad Gateway</h1></center>
@@ -13,11 +13,21 @@ const BAD_GATEWAY_PAGE = `<html>
 </html>
 `;
 
-/** refuse-503 answers before the transaction reaches core; true if it did. */
+/**
+ * refuse-503 and try-again-later answer before the transaction is applied; true if one did. Horizon's
+ * synchronous submission takes core's TRY_AGAIN_LATER as "sent" and waits for the transaction to show
+ * up in its history, which it never does: the client gets Horizon's 504 timeout.
+ */
 export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefined): boolean {
-  if (fault?.mode !== 'refuse-503') return false;
-  sendProblem(res, staleHistory());
-  return true;
+  if (fault?.mode === 'refuse-503') {
+    sendProblem(res, staleHistory());
+    return true;
+  }
+  if (fault?.mode === 'try-again-later') {
+    sendProblem(res, timeout());
+    return true;
+  }
+  return false;
 }
 
 /**
@@ -29,6 +39,7 @@ export async function answerWithFault(res: Response, fault: FaultPlan | undefine
   switch (fault?.mode) {
     case 'apply-then-504':
     case 'lag-then-504':
+    case 'split-then-504':
       return sendProblem(res, timeout());
     case 'apply-then-502':
       res.status(502).type('text/html').send(BAD_GATEWAY_PAGE);

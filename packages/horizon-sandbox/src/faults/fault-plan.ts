@@ -12,6 +12,9 @@ export const FAULT_MODES = [
   'lag-then-504',
   'refuse-503',
   'slow',
+  'try-again-later',
+  'split',
+  'split-then-504',
 ] as const;
 
 export type FaultMode = (typeof FAULT_MODES)[number];
@@ -22,7 +25,10 @@ export interface FaultPlan {
   share?: number;
   /** The next N submissions get the fault, then the plan ends. Neither share nor next: every submission. */
   next?: number;
-  /** lag, lag-then-504: how long after its close a ledger stays invisible to the read routes. */
+  /**
+   * lag, lag-then-504: how long after its close a ledger stays invisible to the read routes;
+   * split, split-then-504: to the transaction lookups by hash only.
+   */
   lagMs?: number;
   /** slow: how long the answer waits after the transaction applied. */
   slowMs?: number;
@@ -34,7 +40,7 @@ export type FaultStats = Record<FaultMode, number>;
 export const emptyFaultStats = (): FaultStats =>
   Object.fromEntries(FAULT_MODES.map((mode) => [mode, 0])) as FaultStats;
 
-const LAG_MODES: readonly FaultMode[] = ['lag', 'lag-then-504'];
+const LAG_MODES: readonly FaultMode[] = ['lag', 'lag-then-504', 'split', 'split-then-504'];
 const milliseconds = z.number().int().positive();
 
 const faultPlanSchema = z
@@ -49,7 +55,7 @@ const faultPlanSchema = z
     // a duration the mode does not use is most likely a mistake in the test that set it
     const needsLag = LAG_MODES.includes(plan.mode);
     if (needsLag !== (plan.lagMs !== undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['lagMs'], message: needsLag ? `required for ${plan.mode}` : 'only for lag and lag-then-504' });
+      ctx.addIssue({ code: 'custom', path: ['lagMs'], message: needsLag ? `required for ${plan.mode}` : 'only for lag, lag-then-504, split and split-then-504' });
     }
     const needsSlow = plan.mode === 'slow';
     if (needsSlow !== (plan.slowMs !== undefined)) {
