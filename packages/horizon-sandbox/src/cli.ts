@@ -1,4 +1,5 @@
 import express from 'express';
+import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { FaultPlanError, parseFaultPlan, type FaultPlan } from './faults/fault-plan';
 import { SANDBOX_NETWORK_PASSPHRASE, createHorizonSandbox } from './index';
@@ -10,6 +11,7 @@ import { SANDBOX_NETWORK_PASSPHRASE, createHorizonSandbox } from './index';
  *   [--pending-depth L (ledgers a transaction may wait for room, default 4)]
  * With a fault from the start (POST/DELETE /_sandbox/faults change it later):
  *   --fault MODE [--fault-share 0.3 | --fault-next N] [--lag-ms L] [--slow-ms S]
+ * Stellar RPC (JSON-RPC) over the same ledger at /rpc: [--retention-ledgers N (default 120960)]
  * It prints its URL first, so a script that starts it with --port 0 can read the port.
  */
 async function main(): Promise<void> {
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
       'close-ms': { type: 'string', default: '0' },
       'max-ops-per-ledger': { type: 'string' },
       'pending-depth': { type: 'string' },
+      'retention-ledgers': { type: 'string' },
       passphrase: { type: 'string', default: SANDBOX_NETWORK_PASSPHRASE },
       fault: { type: 'string' },
       'fault-share': { type: 'string' },
@@ -34,27 +37,35 @@ async function main(): Promise<void> {
   if (!Number.isInteger(ledgerCloseMs) || ledgerCloseMs < 0) throw new Error(`--close-ms: not a duration: ${values['close-ms']}`);
   const maxOperationsPerLedger = countFlag(values, 'max-ops-per-ledger', 0);
   const pendingDepthLedgers = countFlag(values, 'pending-depth', 1);
+  const retentionLedgers = countFlag(values, 'retention-ledgers', 1);
 
   const fault = faultPlanFrom(values);
 
+  // listen first: getNetwork names friendbot's URL, which needs the port
+  const app = express();
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(port, () => resolve(listening));
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const root = `http://localhost:${actualPort}`;
   const sandbox = await createHorizonSandbox({
     networkPassphrase: values.passphrase,
     dataDir: values['data-dir'],
     ledgerCloseMs,
     maxOperationsPerLedger,
     pendingDepthLedgers,
+    retentionLedgers,
+    friendbotUrl: `${root}/friendbot`,
   });
   if (fault) sandbox.faults.set(fault);
-  const app = express();
+  app.use('/rpc', sandbox.rpcRouter);
   app.use(sandbox.router);
-  const server = app.listen(port, () => {
-    const address = server.address();
-    const actualPort = typeof address === 'object' && address ? address.port : port;
-    console.log(`sandbox ledger (Horizon API) at http://localhost:${actualPort}/`);
-    console.log(`network passphrase: ${values.passphrase}`);
-    console.log(values['data-dir'] ? `state kept in ${values['data-dir']}` : 'state kept in memory only');
-    console.log(`faults: ${fault ? JSON.stringify(fault) : 'none'} (switch at /_sandbox/faults)`);
-  });
+  console.log(`sandbox ledger (Horizon API) at ${root}/`);
+  console.log(`sandbox ledger (Stellar RPC) at ${root}/rpc`);
+  console.log(`network passphrase: ${values.passphrase}`);
+  console.log(values['data-dir'] ? `state kept in ${values['data-dir']}` : 'state kept in memory only');
+  console.log(`faults: ${fault ? JSON.stringify(fault) : 'none'} (switch at /_sandbox/faults)`);
 
   let stopping = false;
   const stop = (signal: string) => {

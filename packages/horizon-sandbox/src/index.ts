@@ -5,6 +5,8 @@ import { LedgerClock } from './ledger-clock';
 import { DEFAULT_MAX_TX_SET_SIZE, createGenesisState, type LedgerState } from './ledger-state';
 import { LedgerStore } from './ledger-store';
 import { createHorizonRouter } from './routes';
+import { DEFAULT_RETENTION_LEDGERS } from './rpc/retention';
+import { createRpcRouter } from './rpc/routes';
 import { SandboxLedger } from './sandbox-ledger';
 
 export const SANDBOX_NETWORK_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
@@ -12,6 +14,7 @@ export const SANDBOX_NETWORK_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
 export const DEFAULT_PENDING_DEPTH = 4;
 export { FAULT_MODES, FaultPlanError, type FaultMode, type FaultPlan, type FaultStats } from './faults/fault-plan';
 export type { SandboxFaults } from './faults/fault-injector';
+export { DEFAULT_RETENTION_LEDGERS } from './rpc/retention';
 
 export interface HorizonSandboxOptions {
   /** Default SANDBOX_NETWORK_PASSPHRASE. Envelopes must be signed for it. */
@@ -34,6 +37,13 @@ export interface HorizonSandboxOptions {
    * 504 (default 4); the queue holds this many ledgers' worth of operations.
    */
   pendingDepthLedgers?: number;
+  /**
+   * Ledgers of history Stellar RPC answers for (default 120960, stellar-rpc's): getTransaction and
+   * getEvents see nothing older, getHealth reports the window. History itself stays stored.
+   */
+  retentionLedgers?: number;
+  /** getNetwork's friendbotUrl: where the Horizon router's /friendbot is served, when the caller knows. */
+  friendbotUrl?: string;
   /** Random source for FaultPlan.share, values in [0, 1); default Math.random. Tests pass a fixed sequence. */
   faultRandom?: () => number;
 }
@@ -41,6 +51,8 @@ export interface HorizonSandboxOptions {
 export interface HorizonSandbox {
   /** Mountable under any prefix, e.g. app.use('/sandbox/horizon', sandbox.router). */
   router: Router;
+  /** Stellar RPC (JSON-RPC 2.0, POST at its root) over the same ledger, e.g. app.use('/sandbox/rpc', sandbox.rpcRouter). */
+  rpcRouter: Router;
   /** Makes the sandbox fail submissions as Horizon does on a bad day; see faults/fault-plan.ts. */
   faults: SandboxFaults;
   /** Stops the ledger timer (closing one last ledger for waiting submissions) and flushes state to disk. */
@@ -57,6 +69,10 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   const ledgerCloseMs = options.ledgerCloseMs ?? 0;
   const maxOperationsPerLedger = options.maxOperationsPerLedger ?? DEFAULT_MAX_TX_SET_SIZE;
   const pendingDepthLedgers = options.pendingDepthLedgers ?? DEFAULT_PENDING_DEPTH;
+  const retentionLedgers = options.retentionLedgers ?? DEFAULT_RETENTION_LEDGERS;
+  if (!Number.isInteger(retentionLedgers) || retentionLedgers < 1) {
+    throw new Error(`retentionLedgers must be a positive integer, got ${retentionLedgers}`);
+  }
   for (const [name, value] of Object.entries({ ledgerCloseMs, maxOperationsPerLedger })) {
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
   }
@@ -92,10 +108,20 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   });
   const faults = new FaultInjector(() => readSides.release(), options.faultRandom);
   const router = createHorizonRouter({ state, clock, readSides, faults, networkPassphrase });
+  const rpcRouter = createRpcRouter({
+    state,
+    clock,
+    readSides,
+    faults,
+    networkPassphrase,
+    retentionLedgers,
+    friendbotUrl: options.friendbotUrl,
+  });
 
   let closing: Promise<void> | undefined;
   return {
     router,
+    rpcRouter,
     faults,
     close() {
       closing ??= (async () => {

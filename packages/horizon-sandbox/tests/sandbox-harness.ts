@@ -6,6 +6,7 @@ import {
   Horizon,
   Keypair,
   TransactionBuilder,
+  rpc,
   type FeeBumpTransaction,
   type Transaction,
   type xdr,
@@ -26,6 +27,9 @@ export interface LedgerClient {
 
 /** A sandbox ledger behind a real HTTP server, mounted under a prefix the way the service mounts it. */
 export interface SandboxHarness extends LedgerClient {
+  /** Stellar RPC over the same ledger, mounted at /sandbox/rpc as the service mounts it. */
+  rpc: rpc.Server;
+  rpcUrl: string;
   faults: SandboxFaults;
   close(): Promise<void>;
 }
@@ -40,13 +44,17 @@ export async function startSandbox(options: HorizonSandboxOptions = {}): Promise
   const sandbox = await createHorizonSandbox({ idleCloseMs: 0, ...options });
   const app = express();
   app.use('/sandbox/horizon', sandbox.router);
+  app.use('/sandbox/rpc', sandbox.rpcRouter);
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/sandbox/horizon`;
+  const rpcUrl = `http://127.0.0.1:${port}/sandbox/rpc`;
   return {
     url,
+    rpcUrl,
+    rpc: new rpc.Server(rpcUrl, { allowHttp: true }),
     horizon: new Horizon.Server(url, { allowHttp: true }),
     passphrase: options.networkPassphrase ?? SANDBOX_NETWORK_PASSPHRASE,
     faults: sandbox.faults,
