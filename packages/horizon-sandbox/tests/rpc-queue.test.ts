@@ -73,4 +73,3 @@ describe('sendTransaction with ledgers closing on a timer', () => {
     }
   });
 });
-});
