@@ -23,6 +23,7 @@ import type { LedgerJournal, ReadyLedger } from './ledger/ledger-journal';
 import { TokenLedger } from './ledger/token-ledger';
 import { embeddedSandboxes } from './config/embedded-sandboxes';
 import type { Treasury } from './ledger/treasury';
+import { HistoryWindow } from './ledger/history-window';
 import { journalFromConfig, treasuryFromConfig } from './composition/ledger';
 import { readinessProbe } from './composition/readiness';
 import type { Logger } from './logger';
@@ -210,10 +211,12 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
   const treasury = treasuryFromConfig(config, journal);
+  const history = new HistoryWindow(journal.client, journalRepo, 5000);
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
     distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
     treasury: () => treasury.read(),
+    historyWindow: () => history.read(),
   });
   const app = createApp({
     logger,
@@ -226,7 +229,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     },
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
-    ready: readinessProbe(db, journal.client, treasury),
+    ready: readinessProbe(db, journal.client, treasury, history),
   });
 
   return {

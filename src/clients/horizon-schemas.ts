@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 // What the service reads of Horizon's answers (HAL resources), as zod schemas: an answer that does
-// not match is unreadable, and StellarClient treats it as the ledger being unavailable.
+// not match is unreadable, and the Horizon adapter treats it as the ledger being unavailable.
 
 export const balanceSchema = z.looseObject({
   asset_type: z.string(),
@@ -33,9 +33,7 @@ export const distributionSchema = z.record(z.string(), stroops);
 export const feeStatsSchema = z.looseObject({
   last_ledger: z.coerce.number().int(),
   last_ledger_base_fee: stroops,
-  ledger_capacity_usage: z.coerce.number(),
   fee_charged: distributionSchema,
-  max_fee: distributionSchema,
 });
 export const paymentPageSchema = z.looseObject({
   records: z.array(
@@ -53,10 +51,15 @@ export const paymentPageSchema = z.looseObject({
     }),
   ),
 });
-export const rootSchema = z.looseObject({ history_latest_ledger: z.number().int(), history_latest_ledger_closed_at: z.iso.datetime({ offset: true }) });
+export const rootSchema = z.looseObject({
+  history_latest_ledger: z.number().int(),
+  history_latest_ledger_closed_at: z.iso.datetime({ offset: true }),
+  history_elder_ledger: z.number().int().optional(),
+});
 export const codesSchema = z.looseObject({ transaction: z.string(), operations: z.array(z.string()).optional() });
 export const failureSchema = z.looseObject({
   extras: z.looseObject({
+    result_xdr: z.string().optional(),
     result_codes: codesSchema.extend({ inner_transaction: codesSchema.optional() }),
   }),
 });

@@ -1,5 +1,7 @@
 import { Asset } from '@stellar/stellar-sdk';
-import { StellarClient } from '../clients/stellar.client';
+import { HorizonClient } from '../clients/horizon.client';
+import type { LedgerApi } from '../clients/ledger-api';
+import { RpcClient } from '../clients/rpc.client';
 import type { Config } from '../config/env';
 import type { DatabaseHandle } from '../db/client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
@@ -21,17 +23,20 @@ export interface JournalParts {
   logger: Logger;
 }
 
-/** The ledger journal as the configuration describes it: Horizon, the system accounts' secrets, timing and fees. */
+/** The ledger API the configuration names: Stellar RPC or Horizon, each over HTTP (the embedded sandbox speaks both). */
+export function ledgerClientFromConfig(config: Config): LedgerApi {
+  const ledger = config.ledger;
+  const common = { networkPassphrase: ledger.networkPassphrase, submitTimeoutMs: ledger.submitTimeoutMs, readTimeoutMs: ledger.readTimeoutMs };
+  if (ledger.api === 'rpc') return new RpcClient({ rpcUrl: ledger.url, ...common });
+  return new HorizonClient({ horizonUrl: ledger.url, retentionLedgers: ledger.historyRetentionLedgers, ...common });
+}
+
+/** The ledger journal as the configuration describes it: the ledger API, the system accounts' secrets, timing and fees. */
 export function journalFromConfig(config: Config, parts: JournalParts, events: SendEvents): LedgerJournal {
   const ledger = config.ledger;
   return new LedgerJournal({
     ...parts,
-    client: new StellarClient({
-      horizonUrl: ledger.horizonUrl,
-      networkPassphrase: ledger.networkPassphrase,
-      submitTimeoutMs: ledger.submitTimeoutMs,
-      readTimeoutMs: ledger.readTimeoutMs,
-    }),
+    client: ledgerClientFromConfig(config),
     systemAccounts: new SystemAccountRepository(parts.database.db),
     tokenCode: ledger.tokenCode,
     issuerSecret: ledger.issuerSecret,
@@ -41,7 +46,7 @@ export function journalFromConfig(config: Config, parts: JournalParts, events: S
     timing: {
       answerWaitMs: ledger.answerWaitMs,
       leaseMs: ledger.leaseMs,
-      txTimeoutSeconds: ledger.txTimeoutSeconds,
+      txTimeoutLedgers: ledger.txTimeoutLedgers,
       settleAttempts: 6,
       settleBaseDelayMs: ledger.settleBaseDelayMs,
       recheckMs: ledger.recheckMs,

@@ -13,7 +13,7 @@ export interface Sandboxes {
 }
 
 /**
- * With HORIZON_URL or PAYSTACK_SECRET_KEY unset (never in production: config refuses it), the
+ * With STELLAR_RPC_URL and HORIZON_URL, or PAYSTACK_SECRET_KEY, unset (never in production: config refuses it), the
  * embedded stand-in is loaded, and only then: its code (packages/, npm workspaces) is not part of
  * a production build. The app serves it on the service's port, ahead of the service's middleware,
  * as the outside system it stands for; the service reaches it over HTTP like the real one, at the
@@ -22,7 +22,7 @@ export interface Sandboxes {
 export async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
   const sandboxes: Sandboxes = { apps: {} };
   if (config.ledger.embedded) {
-    const { createHorizonSandbox } = await loadSandbox('HORIZON_URL', () => import('@wallet/horizon-sandbox'));
+    const { createHorizonSandbox } = await loadSandbox('STELLAR_RPC_URL', () => import('@wallet/horizon-sandbox'));
     sandboxes.horizon = await createHorizonSandbox({
       networkPassphrase: config.ledger.networkPassphrase,
       dataDir: path.join(config.dataDir, 'ledger'),
@@ -30,6 +30,7 @@ export async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
       maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger,
     });
     sandboxes.apps['/sandbox/horizon'] = sandboxes.horizon.router;
+    sandboxes.apps['/sandbox/rpc'] = sandboxes.horizon.rpcRouter;
   }
   if (config.payments.provider.embedded) {
     const { createPaystackSandbox } = await loadSandbox('PAYSTACK_SECRET_KEY', () => import('@wallet/paystack-sandbox'));

@@ -28,7 +28,9 @@ const envSchema = z.object({
     .string()
     .refine((v) => v.split(',').every((k) => Buffer.from(k.trim(), 'base64').length === 32), 'must be 32-byte base64 keys')
     .optional(),
+  STELLAR_RPC_URL: optionalUrl,
   HORIZON_URL: optionalUrl,
+  LEDGER_HISTORY_RETENTION_LEDGERS: z.coerce.number().int().min(1).default(120_960),
   STELLAR_NETWORK_PASSPHRASE: z.string().min(1).optional(),
   FRIENDBOT_URL: optionalUrl,
   TOKEN_CODE: z.string().regex(/^[A-Za-z0-9]{1,4}$/, 'must be 1-4 letters or digits (credit_alphanum4)').default('WLT'),
@@ -52,7 +54,7 @@ const envSchema = z.object({
   LEDGER_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),
   LEDGER_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
-  LEDGER_TX_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  LEDGER_TX_TIMEOUT_LEDGERS: z.coerce.number().int().min(2).max(1000).default(24),
   LEDGER_SETTLE_BASE_MS: z.coerce.number().int().min(10).max(10_000).default(250),
   LEDGER_RECHECK_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   LEDGER_RETRY_BASE_MS: z.coerce.number().int().min(1).max(10_000).default(100),
@@ -81,7 +83,6 @@ export type Env = z.infer<typeof envSchema>;
 /** Variables that must be set in production: each would otherwise fall back to a sandbox or a generated secret. */
 const REQUIRED_IN_PRODUCTION = [
   'DATABASE_URL',
-  'HORIZON_URL',
   'PAYSTACK_SECRET_KEY',
   'SMTP_URL',
   'JWT_SECRET',
@@ -102,7 +103,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   }
   const env = result.data;
   if (env.NODE_ENV === 'production') {
-    const missing = REQUIRED_IN_PRODUCTION.filter((k) => env[k] === undefined);
+    const missing: string[] = REQUIRED_IN_PRODUCTION.filter((k) => env[k] === undefined);
+    if (env.STELLAR_RPC_URL === undefined && env.HORIZON_URL === undefined) missing.splice(1, 0, 'STELLAR_RPC_URL (or HORIZON_URL)');
     if (missing.length > 0) {
       throw new ConfigError(
         `Invalid configuration: NODE_ENV=production refuses sandboxes and generated secrets; set ${missing.join(', ')}`,
@@ -138,7 +140,10 @@ export interface Config {
     answerWaitMs: number;
     /** How long the signing process owns an envelope before another process's reconciler may take it. */
     leaseMs: number;
-    txTimeoutSeconds: number;
+    /** Ledgers a signed envelope may enter after the ledger read before signing it. */
+    txTimeoutLedgers: number;
+    /** The fewest ledgers of history a Horizon keeps (RPC says its own window in every answer). */
+    historyRetentionLedgers: number;
     settleBaseDelayMs: number;
     recheckMs: number;
     /**
@@ -225,7 +230,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       readTimeoutMs: env.LEDGER_READ_TIMEOUT_MS,
       answerWaitMs: env.LEDGER_ANSWER_WAIT_MS,
       leaseMs: env.LEDGER_LEASE_MS,
-      txTimeoutSeconds: env.LEDGER_TX_TIMEOUT_SECONDS,
+      txTimeoutLedgers: env.LEDGER_TX_TIMEOUT_LEDGERS,
+      historyRetentionLedgers: env.LEDGER_HISTORY_RETENTION_LEDGERS,
       settleBaseDelayMs: env.LEDGER_SETTLE_BASE_MS,
       recheckMs: env.LEDGER_RECHECK_MS,
       retryBaseMs: env.LEDGER_RETRY_BASE_MS,

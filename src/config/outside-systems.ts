@@ -8,42 +8,51 @@ import { ConfigError } from './config-error';
  */
 export const EMBEDDED_LEDGER_PASSPHRASE = 'Wallet Sandbox Network ; 2026';
 
-/** Where the ledger is, as the service reaches it: a real Horizon, or the embedded sandbox. */
+/** Where the ledger is, as the service reaches it: Stellar RPC or Horizon, real or the embedded sandbox. */
 export interface LedgerEndpoint {
-  /** No HORIZON_URL: the embedded sandbox ledger, served under /sandbox/horizon of this service. */
+  /** Neither STELLAR_RPC_URL nor HORIZON_URL: the embedded sandbox ledger, served under /sandbox/ of this service. */
   embedded: boolean;
-  horizonUrl: string;
+  /** Which API the service speaks: Stellar RPC (recommended) or Horizon. */
+  api: 'rpc' | 'horizon';
+  url: string;
   networkPassphrase: string;
   /** Funds the service's own accounts when they do not exist yet (sandbox, testnet); none on the public network. */
   friendbotUrl: string | undefined;
 }
 
 /**
- * The passphrase: configured, the sandbox's own, or Stellar's for the well-known Horizon hosts; a
- * friendbot: configured, the sandbox's, or testnet's. Any other Horizon must name its network.
+ * STELLAR_RPC_URL selects Stellar RPC, HORIZON_URL Horizon, neither the embedded sandbox's RPC. The
+ * passphrase: configured, the sandbox's own, or Stellar's for testnet and the well-known Horizon
+ * host; a friendbot: configured, the sandbox's, or testnet's when the URL points at testnet.
  */
 export function ledgerEndpoint(
-  env: { HORIZON_URL?: string; STELLAR_NETWORK_PASSPHRASE?: string; FRIENDBOT_URL?: string },
+  env: { STELLAR_RPC_URL?: string; HORIZON_URL?: string; STELLAR_NETWORK_PASSPHRASE?: string; FRIENDBOT_URL?: string },
   port: number,
 ): LedgerEndpoint {
-  if (!env.HORIZON_URL) {
-    const horizonUrl = `http://127.0.0.1:${port}/sandbox/horizon`;
+  if (env.STELLAR_RPC_URL && env.HORIZON_URL) {
+    throw new ConfigError('Invalid configuration:\n  STELLAR_RPC_URL, HORIZON_URL: set one of them (the service speaks one ledger API)');
+  }
+  const url = env.STELLAR_RPC_URL ?? env.HORIZON_URL;
+  if (!url) {
+    const sandbox = `http://127.0.0.1:${port}/sandbox`;
     return {
       embedded: true,
-      horizonUrl,
+      api: 'rpc',
+      url: `${sandbox}/rpc`,
       networkPassphrase: env.STELLAR_NETWORK_PASSPHRASE ?? EMBEDDED_LEDGER_PASSPHRASE,
-      friendbotUrl: env.FRIENDBOT_URL ?? `${horizonUrl}/friendbot`,
+      friendbotUrl: env.FRIENDBOT_URL ?? `${sandbox}/horizon/friendbot`,
     };
   }
-  const url = env.HORIZON_URL;
+  const api = env.STELLAR_RPC_URL ? 'rpc' : 'horizon';
   const testnet = url.includes('testnet');
   let networkPassphrase = env.STELLAR_NETWORK_PASSPHRASE;
   if (!networkPassphrase && testnet) networkPassphrase = Networks.TESTNET;
   if (!networkPassphrase && url.includes('horizon.stellar.org')) networkPassphrase = Networks.PUBLIC;
   if (!networkPassphrase) {
-    throw new ConfigError('Invalid configuration:\n  STELLAR_NETWORK_PASSPHRASE: required for a HORIZON_URL that is neither testnet nor the public network');
+    const variable = api === 'rpc' ? 'STELLAR_RPC_URL' : 'HORIZON_URL';
+    throw new ConfigError(`Invalid configuration:\n  STELLAR_NETWORK_PASSPHRASE: required for a ${variable} that is not testnet${api === 'horizon' ? ' nor the public network' : ''}`);
   }
-  return { embedded: false, horizonUrl: url, networkPassphrase, friendbotUrl: env.FRIENDBOT_URL ?? (testnet ? 'https://friendbot.stellar.org' : undefined) };
+  return { embedded: false, api, url, networkPassphrase, friendbotUrl: env.FRIENDBOT_URL ?? (testnet ? 'https://friendbot.stellar.org' : undefined) };
 }
 
 /** Where payments go: Paystack, or the embedded sandbox provider. */

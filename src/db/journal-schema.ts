@@ -22,8 +22,14 @@ export const ledgerEnvelopes = pgTable(
     /** The transaction's source account: the lane whose sequence number it consumes. */
     sourceAccount: text('source_account').notNull(),
     sequence: bigint('sequence', { mode: 'bigint' }).notNull(),
-    /** Unix seconds after which the network refuses it (tx_too_late). */
+    /** Unix seconds after which the network refuses it (tx_too_late); 0 for ledger-bounded envelopes. */
     maxTime: bigint('max_time', { mode: 'bigint' }).notNull(),
+    /**
+     * The first and last ledgers it can enter (its ledgerBounds; the first was read from the ledger
+     * API before signing). Null for an envelope signed before envelopes were ledger-bounded.
+     */
+    firstLedger: integer('first_ledger'),
+    lastLedger: integer('last_ledger'),
     /**
      * The envelope to send: a fee bump around the signed inner transaction. `hash` above is the
      * inner transaction's, which every fee bump of it shares and Horizon finds it under: the journal
@@ -32,6 +38,8 @@ export const ledgerEnvelopes = pgTable(
     envelopeXdr: text('envelope_xdr').notNull(),
     /** The current fee bump's own hash (null for an envelope stored before fee bumps). */
     outerHash: text('outer_hash'),
+    /** The hashes of the fee bumps it had before the current one: any of them may be the one that applies. */
+    priorOuterHashes: text('prior_outer_hashes').array().notNull().default(sql`'{}'::text[]`),
     /** The current fee bump's whole fee bid, in stroops (what the service accepts to pay at most). */
     bidStroops: bigint('bid_stroops', { mode: 'bigint' }),
     /** The ledger Horizon had closed when the current bid was first seen still waiting: bumps count ledgers from it. */

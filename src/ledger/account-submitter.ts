@@ -1,6 +1,6 @@
 import type { FeeBumpTransaction, Keypair } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import type { StellarClient } from '../clients/stellar.client';
+import type { LedgerApi } from '../clients/ledger-api';
 import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
@@ -8,10 +8,11 @@ import type { EnvelopeSender } from './envelope-sender';
 import { bidPerOperation, type FeeBumper } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
+import { factsOfTransaction } from './envelope-fate';
 import type { JobOutcome, LedgerJob } from './ledger-job';
 
 export interface AccountSubmitterOptions {
-  client: StellarClient;
+  client: LedgerApi;
   journal: JournalRepository;
   sender: EnvelopeSender;
   /** Pays every transaction's fee through a fee bump: no lane account needs XLM. */
@@ -29,8 +30,8 @@ export interface AccountSubmitterOptions {
   /** Jobs queued while a transaction is in flight go out together, up to this many operations. */
   maxOperations: number;
   logger: Logger;
-  /** Seconds a signed envelope stays valid (its time bounds). */
-  txTimeoutSeconds: number;
+  /** Ledgers a signed envelope stays valid after the ledger read before signing (its ledger bounds). */
+  txTimeoutLedgers: number;
   /** How long this process owns a new envelope before the reconciler may look at it. */
   leaseMs: number;
   /** First pause before a batch's next round (doubles per round, at most 20 times this); default 100 ms. */
@@ -169,9 +170,13 @@ export class AccountSubmitter {
       }
       const inner = tx.innerTransaction;
       const hash = inner.hash().toString('hex');
-      const facts = { hash, source: lane.keypair.publicKey(), sequence: BigInt(inner.sequence), maxTime: BigInt(inner.timeBounds?.maxTime ?? 0) };
+      const facts = factsOfTransaction(tx);
       const stored = {
-        ...facts,
+        hash,
+        sequence: facts.sequence,
+        maxTime: 0n,
+        firstLedger: facts.firstLedger,
+        lastLedger: facts.lastLedger,
         sourceAccount: facts.source,
         envelopeXdr: tx.toEnvelope().toXDR('base64'),
         outerHash: tx.hash().toString('hex'),
@@ -183,7 +188,7 @@ export class AccountSubmitter {
         attached = await journal.attach(stored, pending.map((q) => q.job.entryId), this.options.leaseMs);
       } catch (err) {
         // The journal already holds this very inner transaction (built elsewhere with the same
-        // sequence number, operations and maxTime): nothing was stored; build a new one.
+        // sequence number, operations and ledger bounds): nothing was stored; build a new one.
         if (!isUniqueViolation(err)) throw err;
         lane.account = undefined;
         lastError = new LedgerUnavailableError('an identical envelope is already in the journal');

@@ -1,5 +1,5 @@
 import { Keypair, Operation } from '@stellar/stellar-sdk';
-import { StellarClient } from '../clients/stellar.client';
+import { balanceOf } from '../clients/ledger-api';
 import type { EntryRow } from '../db/repositories/journal.repository';
 import { formatStroops } from '../domain/amounts';
 import type { AccountSubmitter } from './account-submitter';
@@ -70,15 +70,15 @@ export class EntryJobs {
   }
 
   async issueJob(ledger: ReadyLedger, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {
-    const distribution = await this.options.client.loadAccount(ledger.keys.distribution.publicKey());
-    const trusts = distribution !== undefined && StellarClient.balanceOf(distribution, ledger.asset) !== undefined;
+    const distribution = await this.options.client.loadAccount(ledger.keys.distribution.publicKey(), ledger.asset);
+    const trusts = distribution !== undefined && balanceOf(distribution, ledger.asset) !== undefined;
     return { kind: 'issue', ...issueOperations(ledger.asset, ledger.keys.distribution, stroops, trusts) };
   }
 
   async walletOnLedger(ledger: ReadyLedger, wallet: string): Promise<WalletOnLedger> {
-    const account = await this.options.client.loadAccount(wallet);
+    const account = await this.options.client.loadAccount(wallet, ledger.asset);
     if (!account) return 'missing';
-    return StellarClient.balanceOf(account, ledger.asset) ? 'ready' : 'untrusting';
+    return balanceOf(account, ledger.asset) ? 'ready' : 'untrusting';
   }
 
   /** A wallet's key pair, opened from its sealed secret. */

@@ -1,4 +1,4 @@
-import { Account, Keypair, StrKey, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
+import { Account, Keypair, StrKey, TimeoutInfinite, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { AccountSubmitterOptions } from './account-submitter';
 import type { LedgerJob } from './ledger-job';
@@ -12,7 +12,7 @@ export interface Lane {
   account: Account | undefined;
   busy: boolean;
   /** The last envelope built on this lane: a rebuild at the same sequence number must differ from it. */
-  lastBuilt?: { sequence: bigint; maxTime: number };
+  lastBuilt?: { sequence: bigint; maxLedger: number };
 }
 
 /**
@@ -24,7 +24,7 @@ export class EnvelopeBuilder {
   private readonly publicKey: string;
 
   constructor(
-    private readonly options: Pick<AccountSubmitterOptions, 'client' | 'bumper' | 'source' | 'txTimeoutSeconds'>,
+    private readonly options: Pick<AccountSubmitterOptions, 'client' | 'bumper' | 'source' | 'txTimeoutLedgers'>,
     /** Channel accounts give the sequence numbers: the source account acts only through its operations. */
     private readonly usesChannels: boolean,
   ) {
@@ -39,10 +39,13 @@ export class EnvelopeBuilder {
       if (!loaded) throw new LedgerRejectedError('tx_no_source_account', []);
       lane.account = new Account(laneKey, loaded.sequence);
     }
+    const { minLedger, maxLedger } = await this.ledgerBoundsFor(lane);
     const builder = new TransactionBuilder(lane.account, {
       fee: INNER_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
-    }).setTimebounds(0, this.maxTimeFor(lane));
+    })
+      .setTimeout(TimeoutInfinite)
+      .setLedgerbounds(minLedger, maxLedger);
     // With a channel as the transaction's source, operations without their own source act for the source account.
     const ownSource = this.usesChannels ? xdr.MuxedAccount.keyTypeEd25519(Keypair.fromPublicKey(this.publicKey).rawPublicKey()) : undefined;
     // The source account signs only when one of its operations is in the transaction: Stellar
@@ -65,16 +68,20 @@ export class EnvelopeBuilder {
   }
 
   /**
-   * The new envelope's maxTime. A refused envelope's operations are rebuilt at the same sequence
-   * number, and its inner transaction bids 0 whatever the fee bump bids: built within the same
-   * second it would be the very same transaction, with the same hash, which the journal already
-   * holds as failed. A later maxTime makes it a new one.
+   * The ledgers the envelope may enter: from the ledger the API has closed now (read before
+   * signing: the envelope cannot enter any ledger up to it) to txTimeoutLedgers after it
+   * (maxLedger is exclusive). Ledger numbers, not the process's clock: a process whose clock is
+   * wrong can neither expire its envelopes early nor have them judged early. A refused envelope's
+   * operations are rebuilt at the same sequence number with an inner fee of 0 whatever the fee
+   * bump bids: built within the same ledger it would be the very transaction the journal already
+   * holds as failed, so a later maxLedger makes it a new one.
    */
-  private maxTimeFor(lane: Lane): number {
+  private async ledgerBoundsFor(lane: Lane): Promise<{ minLedger: number; maxLedger: number }> {
+    const minLedger = (await this.options.client.latestLedger()).sequence;
     const sequence = BigInt(lane.account!.sequenceNumber()) + 1n;
-    let maxTime = Math.floor(Date.now() / 1000) + this.options.txTimeoutSeconds;
-    if (lane.lastBuilt?.sequence === sequence && maxTime <= lane.lastBuilt.maxTime) maxTime = lane.lastBuilt.maxTime + 1;
-    lane.lastBuilt = { sequence, maxTime };
-    return maxTime;
+    let maxLedger = minLedger + 1 + this.options.txTimeoutLedgers;
+    if (lane.lastBuilt?.sequence === sequence && maxLedger <= lane.lastBuilt.maxLedger) maxLedger = lane.lastBuilt.maxLedger + 1;
+    lane.lastBuilt = { sequence, maxLedger };
+    return { minLedger, maxLedger };
   }
 }

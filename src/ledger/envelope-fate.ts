@@ -1,8 +1,8 @@
 import { TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
-import type { FoundTransaction, StellarClient } from '../clients/stellar.client';
+import type { FoundTransaction, LedgerApi, TransactionLookup } from '../clients/ledger-api';
 import { innerOf } from './fee-bumper';
 
-/** What Horizon shows of a signed envelope whose outcome was unknown. */
+/** What the ledger API shows of a signed envelope whose outcome was unknown. */
 export type EnvelopeFate =
   /** `appliedHash`: the envelope that applied (which fee bump of the inner transaction). */
   | { kind: 'applied'; ledger: number; feeCharged: bigint; appliedHash: string }
@@ -10,65 +10,80 @@ export type EnvelopeFate =
   | { kind: 'failed_on_ledger'; ledger: number }
   /** Provably never applies: it may be rebuilt. */
   | { kind: 'never_applies'; reason: string }
-  /** Could still apply: keep it, resubmit only these bytes (or a fee bump of the same inner transaction). */
-  | { kind: 'open'; latestLedger: number };
+  /**
+   * Could still apply, or nothing can prove it never did: keep it, resubmit only these bytes (or a
+   * fee bump of the same inner transaction). `beyondRetention`: the API no longer holds the
+   * ledgers it could have entered, so absence will never prove anything: an operator decides.
+   */
+  | { kind: 'open'; latestLedger: number; beyondRetention: boolean };
 
 export interface EnvelopeFacts {
-  /** The inner transaction's hash: Horizon finds whichever fee bump of it applied under this hash. */
+  /** The inner transaction's hash: every fee bump of it shares it, and the journal tracks it. */
   hash: string;
   source: string;
   sequence: bigint;
-  /** Unix seconds; 0 = no upper bound (never used by the service). */
-  maxTime: bigint;
+  /** The first ledger it can enter (ledgerBounds.minLedger: a ledger the API had closed before it was signed). */
+  firstLedger: number;
+  /** The last ledger it can enter (ledgerBounds.maxLedger is exclusive); undefined when unbounded. */
+  lastLedger: number | undefined;
+  /** Hashes of fee bumps of it the journal stored before the one in hand (the reconciler reads them from the row). */
+  priorOuterHashes?: readonly string[];
 }
 
 export function factsOf(envelopeXdr: string, networkPassphrase: string): EnvelopeFacts & { tx: Transaction | FeeBumpTransaction } {
   const tx = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
+  return { tx, ...factsOfTransaction(tx) };
+}
+
+export function factsOfTransaction(tx: Transaction | FeeBumpTransaction): EnvelopeFacts {
   const inner = innerOf(tx);
+  const bounds = inner.ledgerBounds;
   return {
-    tx,
     hash: inner.hash().toString('hex'),
     source: inner.source,
     sequence: BigInt(inner.sequence),
-    maxTime: BigInt(inner.timeBounds?.maxTime ?? 0),
+    firstLedger: bounds?.minLedger ?? 0,
+    lastLedger: bounds && bounds.maxLedger > 0 ? bounds.maxLedger - 1 : undefined,
   };
 }
 
 /**
  * Decides an envelope's fate from ledger evidence alone: the dead rule.
  *
- * An envelope is dead (never applies, so its operations may go into a new one) only when the
- * Horizon in use shows (a) a ledger closed after the envelope's maxTime, or (b) the source
- * account's sequence at or past the envelope's, AND the hash is absent from that same Horizon when
- * looked up after it showed (a) or (b). Horizon ingests ledgers in order, so after (a) no later
- * ledger can take the envelope (tx_too_late) and every earlier one is in its history; after (b)
- * the sequence number is spent, by this envelope (then the hash is found) or by another (then this
- * one can never apply).
+ * An envelope never applies only when, for its inner hash and for the hash of every fee bump of it
+ * the journal ever stored, ONE answer shows both that the hash is absent and that the instance
+ * which answered has ingested every ledger the envelope could have entered: its own latestLedger
+ * past the envelope's last ledger (no later ledger can take it: tx_too_late) and its own
+ * oldestLedger at or before the envelope's first. What two answers said is never combined: behind
+ * one URL, instances stand at different ledgers, and an account read from one that has ingested a
+ * transaction beside a lookup from one that has not would prove a falsehood. Each hash's absence
+ * is a fact about a closed stretch of history that no later answer can change, so several hashes,
+ * each proven by its own answer, are all absent.
  *
- * Never the local clock (Horizon and Stellar Core lag behind it, and ingestion stalls are exactly
- * when 504s happen), never a refusal of a resubmission (tx_bad_seq is also what an applied but not
- * yet ingested envelope gets), never a connection error.
+ * Never the local clock, never a sequence number read beside the lookup, never a refusal of a
+ * resubmission (tx_bad_seq is also what an applied but not yet ingested envelope gets), never a
+ * connection error. Once its ledgers leave the API's history window, absence proves nothing: the
+ * envelope stays open for an operator (ledger:audit lists it).
  */
-export async function envelopeFate(client: StellarClient, facts: EnvelopeFacts): Promise<EnvelopeFate> {
-  const found = await client.findTransaction(facts.hash);
-  if (found) return foundFate(found);
-
-  // The evidence is read first; the hash is looked up again only after it.
-  const latest = await client.latestLedger();
-  const expired = facts.maxTime > 0n && latest.closedAt.getTime() > Number(facts.maxTime) * 1000;
-  let spent = false;
-  if (!expired) {
-    const account = await client.loadAccount(facts.source);
-    spent = account !== undefined && BigInt(account.sequence) >= facts.sequence;
+export async function envelopeFate(client: LedgerApi, facts: EnvelopeFacts, outerHashes: readonly string[] = []): Promise<EnvelopeFate> {
+  let proven = 0;
+  let latestLedger = 0;
+  let beyondRetention = false;
+  const hashes = [facts.hash, ...outerHashes.filter((h) => h !== facts.hash)];
+  for (const hash of hashes) {
+    const lookup: TransactionLookup = await client.lookupTransaction(hash);
+    if (lookup.kind === 'found') return foundFate(lookup.transaction);
+    latestLedger = Math.max(latestLedger, lookup.latestLedger);
+    const pastItsLastLedger = facts.lastLedger !== undefined && lookup.latestLedger > facts.lastLedger;
+    const holdsItsFirstLedger = facts.firstLedger > 0 && lookup.oldestLedger <= facts.firstLedger;
+    if (pastItsLastLedger && holdsItsFirstLedger) proven++;
+    // Its first ledger has left the window (or it has no bounds at all): no answer will ever prove it absent.
+    beyondRetention ||= !holdsItsFirstLedger || facts.lastLedger === undefined;
   }
-  if (!expired && !spent) return { kind: 'open', latestLedger: latest.sequence };
-
-  const after = await client.findTransaction(facts.hash);
-  if (after) return foundFate(after);
-  return {
-    kind: 'never_applies',
-    reason: expired ? `ledger ${latest.sequence} closed after its maxTime` : `source account sequence passed ${facts.sequence}`,
-  };
+  if (proven === hashes.length) {
+    return { kind: 'never_applies', reason: `absent from ledgers ${facts.firstLedger}..${latestLedger}, past its last ledger ${facts.lastLedger}` };
+  }
+  return { kind: 'open', latestLedger, beyondRetention };
 }
 
 function foundFate(found: FoundTransaction): EnvelopeFate {

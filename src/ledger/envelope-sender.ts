@@ -1,10 +1,10 @@
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import type { StellarClient } from '../clients/stellar.client';
+import type { LedgerApi } from '../clients/ledger-api';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
-import type { FeeBumper } from './fee-bumper';
+import { bidNamedBy, type FeeBumper } from './fee-bumper';
 import { errorReason } from '../errors/loggable-error';
 
 /** Where an envelope stands after a send, as recorded in the journal (but for `refused`). */
@@ -30,7 +30,7 @@ export interface SendEvents {
 }
 
 export interface EnvelopeSenderOptions extends SendEvents {
-  client: StellarClient;
+  client: LedgerApi;
   journal: JournalRepository;
   logger: Logger;
   /** Lookups and same-bytes resubmissions after an unclear answer, before leaving it to the reconciler. */
@@ -43,6 +43,16 @@ export interface EnvelopeSenderOptions extends SendEvents {
   bumper(): Promise<FeeBumper>;
   /** Ledgers an envelope's bid may wait with Horizon before it is raised. */
   bumpAfterLedgers: number;
+}
+
+/** What settling an envelope has learned from core's queue, for its next raise. */
+interface Bidding {
+  /** The envelope the queue holds, as far as this process knows: the last one sent that it did not refuse. */
+  queued: Transaction | FeeBumpTransaction;
+  /** The last envelope the queue refused. */
+  refused: Transaction | FeeBumpTransaction | undefined;
+  /** The least bid per operation that refusal named (tx_insufficient_fee's feeCharged). */
+  named: bigint | undefined;
 }
 
 /**
@@ -86,19 +96,25 @@ export class EnvelopeSender {
   async settle(envelopeId: string, sent: Transaction | FeeBumpTransaction, facts: EnvelopeFacts, attempts: number): Promise<SendOutcome> {
     const { client, journal } = this.options;
     let tx = sent;
+    const bidding: Bidding = { queued: sent, refused: undefined, named: undefined };
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0 || attempts > 1) await sleep(Math.min(4000, this.options.settleBaseDelayMs * 2 ** attempt));
       try {
-        const fate = await envelopeFate(client, facts);
+        const fate = await envelopeFate(client, facts, [...(facts.priorOuterHashes ?? []), tx.hash().toString('hex')]);
         if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, { ledger: fate.ledger, feeCharged: fate.feeCharged, hash: fate.appliedHash });
         if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
         if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
-        tx = await this.bumpIfWaiting(envelopeId, tx, facts, fate.latestLedger);
+        if (fate.beyondRetention) {
+          // Absence will never prove anything now: it stays open for an operator (/readyz warns, ledger:audit lists it).
+          this.options.logger.warn({ hash: facts.hash, firstLedger: facts.firstLedger }, "envelope's ledgers left the ledger API's history window: settle it by hand");
+        }
+        tx = await this.bumpIfWaiting(envelopeId, tx, bidding, facts, fate.latestLedger);
         if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
         const result = await client.submit(tx);
         return this.applied(envelopeId, facts.hash, result);
-      } catch {
-        // A refused resubmission, a timeout, a 5xx: all unclear. Look again.
+      } catch (err) {
+        // A timeout, a 5xx: unclear, look again. A refusal too, but it says what the queue would take.
+        if (err instanceof LedgerRejectedError) this.refusedResubmission(tx, err, bidding, facts);
       }
     }
     await journal.recheckLater(envelopeId, this.options.recheckMs);
@@ -107,20 +123,32 @@ export class EnvelopeSender {
 
   /**
    * An envelope Horizon has let wait `bumpAfterLedgers` ledgers (surge pricing: its bid is too low
-   * for the ledgers closing now) is wrapped again at a higher bid. The new fee bump is stored
+   * for the ledgers closing now) is wrapped again at a bid core's queue takes in its place: ten
+   * times the queued bid, at least what a refusal named (FeeBumper.raise). None when
+   * MAX_FEE_STROOPS forbids that: it waits until the queue drops it. The new fee bump is stored
    * before it is sent, like every envelope; its inner transaction, hash and sequence number are
    * the same, so the journal's rule holds: whichever fee bump applies, it applies once.
    */
   private async bumpIfWaiting(
     envelopeId: string,
     tx: Transaction | FeeBumpTransaction,
+    bidding: Bidding,
     facts: EnvelopeFacts,
     latestLedger: number,
   ): Promise<Transaction | FeeBumpTransaction> {
+    // the envelope last sent waits in the queue unless the queue refused it
+    if (tx !== bidding.refused) bidding.queued = tx;
     const waited = await this.options.journal.noteWaiting(envelopeId, latestLedger);
     if (waited < this.options.bumpAfterLedgers) return tx;
-    const raised = await (await this.options.bumper()).raise(tx);
-    if (!raised) return tx;
+    const raised = await (await this.options.bumper()).raise(bidding.queued, bidding.named);
+    if (!raised) {
+      this.options.logger.info(
+        { hash: facts.hash, waitedLedgers: waited, queuedFee: bidding.queued.fee, namedPerOperation: bidding.named?.toString() },
+        'envelope still waiting: no raise the queue would take is within MAX_FEE_STROOPS, waiting for the queue to drop it',
+      );
+      return tx;
+    }
+    if (raised.hash().equals(tx.hash())) return tx;
     const stored = await this.options.journal.rebid(envelopeId, {
       envelopeXdr: raised.toEnvelope().toXDR('base64'),
       outerHash: raised.hash().toString('hex'),
@@ -131,6 +159,20 @@ export class EnvelopeSender {
     this.options.onBump?.();
     this.options.logger.info({ hash: facts.hash, waitedLedgers: waited, fee: raised.fee }, 'envelope still waiting: fee bid raised');
     return raised;
+  }
+
+  /**
+   * A resubmission the queue refused (a raise that did not outbid it, or the same bytes meeting a
+   * full queue): counted and logged, and what the refusal names is the least the next raise bids.
+   */
+  private refusedResubmission(tx: Transaction | FeeBumpTransaction, refusal: LedgerRejectedError, bidding: Bidding, facts: EnvelopeFacts): void {
+    this.options.onResult?.('resubmission_refused');
+    bidding.refused = tx;
+    bidding.named = bidNamedBy(refusal, tx);
+    this.options.logger.warn(
+      { hash: facts.hash, outerHash: tx.hash().toString('hex'), fee: tx.fee, code: refusal.code, namedFee: refusal.feeCharged?.toString() },
+      'resubmission refused: the next raise bids at least what the refusal names',
+    );
   }
 
   /** `applied.hash` is the envelope that applied: which fee bump of the inner transaction `hash`. */

@@ -1,7 +1,10 @@
-import type { StellarClient } from '../clients/stellar.client';
+import type { LedgerApi } from '../clients/ledger-api';
 
 /** The network's minimum fee per operation (Stellar's base fee): no bid may be lower. */
 export const BASE_FEE_STROOPS = 100n;
+
+/** stellar-core's FEE_MULTIPLIER: how many times a queued transaction's bid per operation its replacement must bid. */
+export const REPLACE_BY_FEE_MULTIPLIER = 10n;
 
 export interface FeePolicyOptions {
   /** Which percentile of what recent ledgers charged per operation to bid (Horizon reports p10..p99). */
@@ -28,7 +31,7 @@ export class FeePolicy {
   private cached: { at: number; bid: bigint; ledger: number } | undefined;
 
   constructor(
-    private readonly client: StellarClient,
+    private readonly client: LedgerApi,
     private readonly options: FeePolicyOptions,
   ) {}
 
@@ -42,13 +45,19 @@ export class FeePolicy {
   }
 
   /**
-   * The next bid for an envelope still waiting after bidding `previous`: at least double (one more
-   * step of a surge), at least what the network charges now; undefined at the cap.
+   * The bid that may replace an envelope waiting in core's queue at `queued` per operation:
+   * stellar-core swaps a queued transaction only for a fee bump bidding at least ten times as much
+   * per operation (TransactionQueue's canReplaceByFee), so anything less is refused and changes
+   * nothing. At least `named` too (the least bid per operation a tx_insufficient_fee refusal
+   * named), and at least what the network charges now. Undefined when MAX_FEE_STROOPS is below
+   * ten times `queued` or below `named`: no raise the queue would take is allowed, so the envelope
+   * waits until the queue drops it and then expires by its bounds.
    */
-  async raise(previous: bigint): Promise<Bid | undefined> {
-    if (previous >= this.options.maxFeeStroops) return undefined;
+  async raise(queued: bigint, named = 0n): Promise<Bid | undefined> {
+    const needed = max(queued * REPLACE_BY_FEE_MULTIPLIER, named);
+    if (needed > this.options.maxFeeStroops) return undefined;
     const network = await this.networkBid();
-    return { perOperation: this.capped(max(network.bid, previous * 2n)), ledger: network.ledger };
+    return { perOperation: this.capped(max(network.bid, needed)), ledger: network.ledger };
   }
 
   private capped(bid: bigint): bigint {

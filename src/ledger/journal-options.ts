@@ -1,4 +1,4 @@
-import type { StellarClient } from '../clients/stellar.client';
+import type { LedgerApi } from '../clients/ledger-api';
 import type { DatabaseHandle } from '../db/client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import type { JournalRepository } from '../db/repositories/journal.repository';
@@ -11,7 +11,7 @@ import type { FeePolicyOptions } from './fee-policy';
 
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
 export interface LedgerJournalOptions extends SendEvents {
-  client: StellarClient;
+  client: LedgerApi;
   database: DatabaseHandle;
   journal: JournalRepository;
   idempotency: IdempotencyRepository;
@@ -37,8 +37,8 @@ export interface JournalTiming {
   answerWaitMs: number;
   /** How long the process that signs an envelope owns it before the reconciler may take over. */
   leaseMs: number;
-  /** Seconds an envelope stays valid (its maxTime). */
-  txTimeoutSeconds: number;
+  /** Ledgers an envelope stays valid after the ledger read before signing it (its ledger bounds). */
+  txTimeoutLedgers: number;
   settleAttempts: number;
   settleBaseDelayMs: number;
   /** How soon the reconciler looks again at an envelope still open. */

@@ -58,7 +58,7 @@ export class JournalReconciler extends BackgroundWorker {
   private async settle(row: EnvelopeRow): Promise<void> {
     const { sender, client, repository } = this.journal;
     try {
-      const facts = factsOf(row.envelopeXdr, client.networkPassphrase);
+      const facts = { ...factsOf(row.envelopeXdr, client.networkPassphrase), priorOuterHashes: row.priorOuterHashes };
       const outcome = row.status === 'pending' ? await sender.send(row.id, facts.tx, facts) : await sender.settle(row.id, facts.tx, facts, 1);
       // A first submission refused: which operation failed is for the live path to weigh; here
       // every entry simply rides again (a new envelope gets a precise answer).

@@ -1,12 +1,12 @@
 import type { Asset } from '@stellar/stellar-sdk';
-import { StellarClient } from '../clients/stellar.client';
-import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
+import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
+import type { EntryRow, EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 
 export interface AuditInput {
-  client: StellarClient;
+  client: LedgerApi;
   journal: JournalRepository;
   wallets: WalletRepository;
   payments: PaymentRepository;
@@ -17,6 +17,11 @@ export interface AuditInput {
 export interface AuditReport {
   discrepancies: string[];
   checked: { envelopes: number; entries: number; ledgerPayments: number; wallets: number; mintedPayments: number };
+  /**
+   * Envelopes the ledger API can no longer show (their ledgers left its history window): a
+   * confirmed one is not verified again, an open one waits for an operator (listed in discrepancies too).
+   */
+  beyondRetention: string[];
 }
 
 /** Journal kinds that move the token, matched one for one with payments on the ledger. */
@@ -24,8 +29,9 @@ const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admi
 
 /**
  * Compares the database with the ledger, from the ledger's side and the journal's:
- * - every envelope's journal state against Horizon (confirmed = applied, failed = not applied, none left open);
- * - every token payment on the ledger to or from a service account against exactly one confirmed
+ * - every envelope's journal state against the ledger API (confirmed = applied, failed = not applied, none left
+ *   open), within the API's history window;
+ * - on Horizon, every token payment on the ledger to or from a service account against exactly one confirmed
  *   entry, and every confirmed entry against exactly one such payment (no movement without its
  *   record, no record without its movement);
  * - every wallet's token balance against the sum of its records, and the tokens issued against
@@ -39,9 +45,16 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const envelopes = await journal.allEnvelopes();
   const entries = await journal.allEntries();
 
-  const onLedger = await mapLimit(envelopes, 8, (e) => client.findTransaction(e.hash));
+  const beyondRetention: string[] = [];
+  const onLedger = await mapLimit(envelopes, 8, (e) => lookUpEnvelope(client, e));
   envelopes.forEach((env, i) => {
-    const found = onLedger[i];
+    const { found, oldestLedger } = onLedger[i]!;
+    const firstLedger = env.ledger ?? env.firstLedger ?? 0;
+    if (!found && firstLedger < oldestLedger) {
+      beyondRetention.push(env.hash);
+      if (env.status === 'pending' || env.status === 'submitted') discrepancies.push(`envelope ${env.hash}: still ${env.status}, and its ledgers have left the ledger API's history window (from ledger ${oldestLedger}): only an operator can settle it`);
+      return;
+    }
     if (env.status === 'confirmed' && !found?.successful) discrepancies.push(`envelope ${env.hash}: confirmed in the journal, ${found ? 'failed' : 'absent'} on the ledger`);
     if (env.status === 'failed' && found?.successful) discrepancies.push(`envelope ${env.hash}: failed in the journal, applied on the ledger (ledger ${found.ledger})`);
     if (env.status === 'pending' || env.status === 'submitted') discrepancies.push(`envelope ${env.hash}: still ${env.status}, outcome not settled`);
@@ -58,7 +71,9 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const walletKeys = await input.wallets.allPublicKeys();
   const serviceAccounts = new Set([input.distribution, ...walletKeys]);
   const payments = new Map<string, { hash: string; from: string; to: string; amount: string }>();
-  const lists = await mapLimit([...serviceAccounts], 8, (key) => client.tokenPaymentsOf(key, input.asset));
+  // Stellar RPC keeps no payment index: there the journal is the record, checked against balances below.
+  const listPayments = client.tokenPaymentsOf?.bind(client);
+  const lists = listPayments ? await mapLimit([...serviceAccounts], 8, (key) => listPayments(key, input.asset)) : [];
   for (const list of lists) for (const p of list) payments.set(p.id, p);
   const confirmed = entries.filter((e) => e.status === 'confirmed' && TOKEN_KINDS.has(e.kind));
   const keyOf = (hash: string, from: string, to: string, stroops: bigint) => `${hash} ${from} -> ${to} ${formatStroops(stroops)}`;
@@ -72,22 +87,22 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const innerHashOf = new Map(envelopes.filter((e) => e.outerHash).map((e) => [e.outerHash!, e.hash]));
   for (const p of payments.values()) bump(keyOf(innerHashOf.get(p.hash) ?? p.hash, p.from, p.to, parseTokenAmount(p.amount) ?? 0n), 'ledger');
   for (const e of confirmed) bump(keyOf(e.ledgerTransactionId, e.fromPublicKey, e.toPublicKey, e.amountStroops), 'journal');
-  for (const [key, c] of counts) {
+  for (const [key, c] of listPayments ? counts : []) {
     if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} confirmed in the journal`);
   }
 
   // Balances against records, and the supply.
   let held = 0n;
   for (const key of walletKeys) {
-    const account = await client.loadAccount(key);
-    const line = account ? StellarClient.balanceOf(account, input.asset) : undefined;
+    const account = await client.loadAccount(key, input.asset);
+    const line = account ? balanceOf(account, input.asset) : undefined;
     const onChain = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
     held += onChain;
     const recorded = confirmed.reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
     if (onChain !== recorded) discrepancies.push(`wallet ${key}: holds ${formatStroops(onChain)} on the ledger, its records sum to ${formatStroops(recorded)}`);
   }
-  const distribution = await client.loadAccount(input.distribution);
-  const distributionLine = distribution ? StellarClient.balanceOf(distribution, input.asset) : undefined;
+  const distribution = await client.loadAccount(input.distribution, input.asset);
+  const distributionLine = distribution ? balanceOf(distribution, input.asset) : undefined;
   held += distributionLine ? (parseTokenAmount(distributionLine.balance) ?? 0n) : 0n;
   const issued = confirmed.filter((e) => e.kind === 'issue').reduce((sum, e) => sum + e.amountStroops, 0n);
   const sentOutside = confirmed.filter((e) => e.kind === 'transfer' && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
@@ -115,7 +130,23 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   return {
     discrepancies,
     checked: { envelopes: envelopes.length, entries: entries.length, ledgerPayments: payments.size, wallets: walletKeys.length, mintedPayments: minted.length },
+    beyondRetention,
   };
+}
+
+/**
+ * An envelope on the ledger under its inner hash or any fee bump hash the journal stored for it,
+ * and where the API's history starts (the largest oldestLedger among its answers).
+ */
+async function lookUpEnvelope(client: LedgerApi, env: EnvelopeRow): Promise<{ found: FoundTransaction | undefined; oldestLedger: number }> {
+  let oldestLedger = 0;
+  const hashes = new Set([env.hash, ...(env.outerHash ? [env.outerHash] : []), ...env.priorOuterHashes]);
+  for (const hash of hashes) {
+    const lookup = await client.lookupTransaction(hash);
+    if (lookup.kind === 'found') return { found: lookup.transaction, oldestLedger };
+    oldestLedger = Math.max(oldestLedger, lookup.oldestLedger);
+  }
+  return { found: undefined, oldestLedger };
 }
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

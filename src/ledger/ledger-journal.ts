@@ -8,7 +8,7 @@
 // envelope changes (its entries, their payments and wallets) is db/repositories/envelope-settlement.ts.
 import type { Keypair } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
-import type { StellarClient } from '../clients/stellar.client';
+import type { LedgerApi } from '../clients/ledger-api';
 import { isUniqueViolation, type Executor } from '../db/client';
 import type { IdempotencyClaim, IdempotencyRow } from '../db/repositories/idempotency.repository';
 import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
@@ -66,7 +66,7 @@ export class LedgerJournal {
     return this.submitters.keys();
   }
 
-  get client(): StellarClient {
+  get client(): LedgerApi {
     return this.options.client;
   }
 

@@ -176,7 +176,7 @@ export class LedgerSubmitters {
       maxOperations,
       withLock: (key, fn) => this.options.database.withLock(key, fn),
       logger: this.options.logger,
-      txTimeoutSeconds: this.options.timing.txTimeoutSeconds,
+      txTimeoutLedgers: this.options.timing.txTimeoutLedgers,
       leaseMs: this.options.timing.leaseMs,
       retryBaseMs: this.options.timing.retryBaseMs,
     });

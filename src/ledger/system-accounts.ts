@@ -1,5 +1,5 @@
 import { Asset, Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
-import { StellarClient } from '../clients/stellar.client';
+import { balanceOf, type LedgerApi } from '../clients/ledger-api';
 import type { SystemAccountName, SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
@@ -39,7 +39,7 @@ export async function loadSystemKeys(
  * The sandbox and testnet go through this same code; only the URLs and passphrase differ.
  */
 export async function bootstrapLedger(input: {
-  client: StellarClient;
+  client: LedgerApi;
   keys: SystemKeys;
   asset: Asset;
   friendbotUrl: string | undefined;
@@ -68,8 +68,8 @@ export async function bootstrapLedger(input: {
   const done = (write: { state: string }, what: string) => {
     if (write.state !== 'confirmed') throw new Error(`${what} not confirmed yet`);
   };
-  const distribution = await client.loadAccount(keys.distribution.publicKey());
-  if (distribution && !StellarClient.balanceOf(distribution, asset)) {
+  const distribution = await client.loadAccount(keys.distribution.publicKey(), asset);
+  if (distribution && !balanceOf(distribution, asset)) {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
     done(await input.write('trustline', keys.distribution.publicKey(), [Operation.changeTrust({ asset })]), 'the distribution trustline');
   }

@@ -1,5 +1,5 @@
 import { Keypair, type Asset } from '@stellar/stellar-sdk';
-import { StellarClient, type LedgerAccount, type LedgerBalance } from '../clients/stellar.client';
+import { balanceOf, type LedgerAccount, type LedgerBalance } from '../clients/ledger-api';
 import type { Executor } from '../db/client';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import { AppError } from '../errors/app-error';
@@ -12,7 +12,7 @@ export type { LedgerAccount, LedgerBalance, LedgerWrite };
  * The ledger as the use cases see it: the token's writes (each one a journal entry, exactly once)
  * and reads of accounts. Use cases hand over a wallet's secret, never a Stellar object, and get
  * the service's AppErrors back, never the client's: nothing above src/ledger/ imports the SDK's
- * operations or the Horizon client.
+ * operations or the ledger API's clients.
  */
 export class TokenLedger {
   constructor(
@@ -28,16 +28,16 @@ export class TokenLedger {
     return ledger.asset;
   }
 
-  /** An account's balances, or undefined when it is not on the ledger. */
-  async account(publicKey: string): Promise<LedgerAccount | undefined> {
-    return this.journal.client.loadAccount(publicKey).catch((err: unknown) => {
+  /** An account's XLM and `asset` balances, or undefined when it is not on the ledger. */
+  async account(publicKey: string, asset: Asset): Promise<LedgerAccount | undefined> {
+    return this.journal.client.loadAccount(publicKey, asset).catch((err: unknown) => {
       throw fromLedgerError(err, this.tokenCode);
     });
   }
 
   /** The account's token line, undefined when it does not trust the token. */
   tokenLine(account: LedgerAccount, asset: Asset): LedgerBalance | undefined {
-    return StellarClient.balanceOf(account, asset);
+    return balanceOf(account, asset);
   }
 
   transfer(input: { userId: string; walletSecret: string; to: string; stroops: bigint; idempotency?: IdempotencyClaim }): Promise<LedgerWrite> {

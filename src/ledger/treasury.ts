@@ -1,5 +1,5 @@
 import type { Asset } from '@stellar/stellar-sdk';
-import { StellarClient, type LedgerAccount } from '../clients/stellar.client';
+import { balanceOf, type LedgerAccount, type LedgerApi } from '../clients/ledger-api';
 import { parseTokenAmount } from '../domain/amounts';
 import { BASE_FEE_STROOPS } from './fee-policy';
 
@@ -33,7 +33,7 @@ export class Treasury {
   private cached: { at: number; reading: Promise<TreasuryReading | undefined> } | undefined;
 
   constructor(
-    private readonly client: StellarClient,
+    private readonly client: LedgerApi,
     private readonly account: () => Promise<{ publicKey: string; asset: Asset }>,
     private readonly options: { walletStartingXlm: string; minSignupsLeft: number; cacheMs: number },
   ) {}
@@ -49,7 +49,7 @@ export class Treasury {
 
   private async load(): Promise<TreasuryReading | undefined> {
     const { publicKey, asset } = await this.account();
-    const account = await this.client.loadAccount(publicKey);
+    const account = await this.client.loadAccount(publicKey, asset);
     if (!account) return undefined;
     const xlmStroops = stroopsOf(account, undefined);
     const spendableXlmStroops = xlmStroops - minimumBalance(account);
@@ -72,7 +72,7 @@ export function minimumBalance(account: Pick<LedgerAccount, 'subentryCount' | 'n
 }
 
 function stroopsOf(account: LedgerAccount, asset: Asset | undefined): bigint {
-  const line = asset ? StellarClient.balanceOf(account, asset) : account.balances.find((b) => b.assetType === 'native');
+  const line = balanceOf(account, asset);
   // Horizon writes balances with exactly 7 decimals (the client checks it): the digits are the stroops.
   return line ? BigInt(line.balance.replace('.', '')) : 0n;
 }

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { HistoryWindowReading } from '../ledger/history-window';
 import type { TreasuryReading } from '../ledger/treasury';
 import { PAYMENT_STATUSES, type PaymentStatus } from './payment-counts';
 import { routeLabel } from './route-label';
@@ -12,6 +13,8 @@ export interface MetricsSources {
   distributionQueueDepth(): number | undefined;
   /** What the distribution account can still pay for; undefined while the ledger cannot say. */
   treasury(): Promise<TreasuryReading | undefined>;
+  /** The ledger API's history window against the journal's open envelopes; undefined while it cannot be read. */
+  historyWindow(): Promise<HistoryWindowReading | undefined>;
 }
 
 let processRegistry: Registry | undefined;
@@ -99,6 +102,16 @@ export class ServiceMetrics {
       registers,
     });
     this.treasuryGauges(registers);
+    const beyond: Gauge = new Gauge({
+      name: 'ledger_envelopes_beyond_retention',
+      help: "Submitted envelopes whose possible ledgers left the ledger API's history window: never judged by absence, an operator settles them (npm run ledger:audit)",
+      registers,
+      collect: async () => {
+        const reading = await this.sources?.historyWindow();
+        if (reading) beyond.set(reading.envelopesBeyond);
+        else beyond.reset();
+      },
+    });
     this.exposed = Registry.merge([processMetrics(), this.registry]);
   }
 

@@ -20,7 +20,7 @@ export class LedgerService {
   /** An account's balances, or NOT_FOUND when it is not on the ledger. */
   async account(publicKey: string): Promise<{ ledger: { asset: Asset }; account: LedgerAccount }> {
     const asset = await this.ledger.asset();
-    const account = await this.ledger.account(publicKey);
+    const account = await this.ledger.account(publicKey, asset);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found on the ledger');
     return { ledger: { asset }, account };
   }
@@ -44,7 +44,7 @@ export class LedgerService {
     const internalReceiver = await this.wallets.findByPublicKey(receiver);
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [receiverAccount, senderAccount] = await Promise.all([this.ledger.account(receiver), this.ledger.account(sender.publicKey)]);
+    const [receiverAccount, senderAccount] = await Promise.all([this.ledger.account(receiver, asset), this.ledger.account(sender.publicKey, asset)]);
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Container } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
 import { ledgerEnvelopes } from '../../src/db/schema';
+import { queryRows } from './database-state';
 import type { TestApp } from './test-app';
 
 /** An envelope as a process that died around its submission left it in the journal. */
@@ -48,4 +49,13 @@ export async function expireLeases(app: TestApp | DatabaseHandle): Promise<void>
 /** Every envelope in the journal, straight from the database. */
 export async function allEnvelopes(app: TestApp) {
   return app.container.database.db.select().from(ledgerEnvelopes);
+}
+
+/** Envelopes and entries whose outcome the journal does not know yet. */
+export async function openJournal(app: TestApp): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    app.container.database,
+    sql`select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
+  );
+  return Number(row!.n);
 }

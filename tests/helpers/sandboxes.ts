@@ -7,8 +7,22 @@ import express from 'express';
 import { createHorizonSandbox, SANDBOX_NETWORK_PASSPHRASE, type HorizonSandbox, type HorizonSandboxOptions, type SandboxFaults } from '@wallet/horizon-sandbox';
 import { createPaystackSandbox, type PaystackSandbox } from '@wallet/paystack-sandbox';
 
+/** The two APIs the sandbox ledger speaks, and the service's two adapters. */
+export type LedgerApiKind = 'rpc' | 'horizon';
+export const LEDGER_APIS: readonly LedgerApiKind[] = ['rpc', 'horizon'];
+
+export interface LedgerSandboxOptions extends Omit<HorizonSandboxOptions, 'dataDir'> {
+  /** Which API the service is pointed at through `env` (default rpc, as `npm start`). */
+  api?: LedgerApiKind;
+}
+
 export interface RunningLedger {
+  /** Horizon's root (the sandbox's friendbot and the tests' own Horizon reads live here). */
   url: string;
+  /** Stellar RPC's endpoint: `${url}/rpc`. */
+  rpcUrl: string;
+  api: LedgerApiKind;
+  /** The service's configuration for this ledger, through `api` (the other API's variable empty, so unset). */
   env: Record<string, string>;
   /** Stops the HTTP server: the ledger becomes unreachable, its state stays on disk. */
   stop(): Promise<void>;
@@ -26,7 +40,7 @@ async function listenOn(app: express.Express, port = 0): Promise<Server> {
 }
 
 /** The sandbox ledger as its own HTTP server, reached by the service over the network like Horizon. */
-export async function startLedgerSandbox(options: Omit<HorizonSandboxOptions, 'dataDir'> = {}): Promise<RunningLedger> {
+export async function startLedgerSandbox({ api = 'rpc', ...options }: LedgerSandboxOptions = {}): Promise<RunningLedger> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ledger-sandbox-'));
   let sandbox: HorizonSandbox | undefined;
   let server: Server | undefined;
@@ -35,15 +49,24 @@ export async function startLedgerSandbox(options: Omit<HorizonSandboxOptions, 'd
     if (server) return; // already running
     sandbox = await createHorizonSandbox({ ...options, dataDir, ledgerCloseMs: options.ledgerCloseMs ?? 0 });
     const app = express();
+    app.use('/rpc', sandbox.rpcRouter);
     app.use(sandbox.router);
     server = await listenOn(app, port);
     port = (server.address() as AddressInfo).port;
   };
   await start();
   const url = `http://127.0.0.1:${port}`;
+  const rpcUrl = `${url}/rpc`;
   return {
     url,
-    env: { HORIZON_URL: url, STELLAR_NETWORK_PASSPHRASE: SANDBOX_NETWORK_PASSPHRASE, FRIENDBOT_URL: `${url}/friendbot` },
+    rpcUrl,
+    api,
+    env: {
+      STELLAR_RPC_URL: api === 'rpc' ? rpcUrl : '',
+      HORIZON_URL: api === 'horizon' ? url : '',
+      STELLAR_NETWORK_PASSPHRASE: SANDBOX_NETWORK_PASSPHRASE,
+      FRIENDBOT_URL: `${url}/friendbot`,
+    },
     async stop() {
       server?.closeAllConnections();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));

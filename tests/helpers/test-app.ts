@@ -71,7 +71,7 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
     PASSWORD_HASH_THREADS: '2',
     LOG_LEVEL: logLevel,
     // Outside systems default to a closed port: a test that needs one starts it and says so.
-    HORIZON_URL: 'http://127.0.0.1:9',
+    ...(env.STELLAR_RPC_URL || env.HORIZON_URL ? {} : { STELLAR_RPC_URL: 'http://127.0.0.1:9' }),
     STELLAR_NETWORK_PASSPHRASE: 'Closed Test Network',
     PAYSTACK_SECRET_KEY: 'sk_test_unreachable',
     PAYSTACK_BASE_URL: 'http://127.0.0.1:9',

@@ -1,10 +1,9 @@
-import type { HorizonSandboxOptions } from '@wallet/horizon-sandbox';
-import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from './sandboxes';
+import { startLedgerSandbox, startPaystackSandbox, type LedgerSandboxOptions, type RunningLedger, type RunningProvider } from './sandboxes';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 export interface SandboxesOptions {
-  /** The ledger sandbox's settings (ledger close time, operation limit...). */
-  ledger?: Omit<HorizonSandboxOptions, 'dataDir'>;
+  /** The ledger sandbox's settings (the API the app speaks, ledger close time, operation limit...). */
+  ledger?: LedgerSandboxOptions;
   /**
    * The app on both sandboxes, started before each test (or once for the file, with `scope:
    * 'file'`); false starts none (the file starts its own, e.g. behind a fake server). `env` is read

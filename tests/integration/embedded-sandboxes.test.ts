@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // Nothing configured for the ledger or the provider: the service loads the sandbox workspaces and
 // serves them on its own port, ahead of its middleware, as the outside systems they stand for.
-const NOTHING_CONFIGURED = { HORIZON_URL: '', STELLAR_NETWORK_PASSPHRASE: '', PAYSTACK_SECRET_KEY: '' };
+const NOTHING_CONFIGURED = { STELLAR_RPC_URL: '', HORIZON_URL: '', STELLAR_NETWORK_PASSPHRASE: '', PAYSTACK_SECRET_KEY: '' };
 const UNKNOWN_ACCOUNT = 'GBRPYHIL2CI3FNQ4BXLFMNDLFJUNPU2HY3ZMFSHONUCEOASW7QC7OX2H';
 
 describe('the embedded sandboxes', () => {
@@ -17,12 +17,18 @@ describe('the embedded sandboxes', () => {
     await app?.close();
   });
 
-  it('serves the ledger at /sandbox/horizon on the network the service signs for', async () => {
-    const res = await app.http.get('/sandbox/horizon/').expect(200);
+  it('speaks Stellar RPC to the ledger at /sandbox/rpc, serves Horizon beside it at /sandbox/horizon, on the network the service signs for', async () => {
+    const horizon = await app.http.get('/sandbox/horizon/').expect(200);
+    const rpc = await app.http.post('/sandbox/rpc').send({ jsonrpc: '2.0', id: 1, method: 'getNetwork' }).expect(200);
 
-    expect(app.container.config.ledger.horizonUrl).toMatch(/\/sandbox\/horizon$/);
-    expect(res.body.network_passphrase).toBe(app.container.config.ledger.networkPassphrase);
+    expect(app.container.config.ledger).toMatchObject({ api: 'rpc', url: expect.stringMatching(/\/sandbox\/rpc$/) });
+    expect(app.container.journal.client.kind).toBe('rpc');
+    expect(horizon.body.network_passphrase).toBe(app.container.config.ledger.networkPassphrase);
+    expect(rpc.body.result.passphrase).toBe(app.container.config.ledger.networkPassphrase);
     expect(EMBEDDED_LEDGER_PASSPHRASE).toBe(SANDBOX_NETWORK_PASSPHRASE);
+    // The service's own wallets live on that ledger: signing up put one there, through RPC.
+    await app.container.journal.ready();
+    expect((await app.http.get('/readyz')).status).toBe(200);
   });
 
   it('serves the provider at /sandbox/paystack behind the secret the service was given', async () => {
@@ -59,11 +65,11 @@ describe('the embedded sandboxes', () => {
   });
 });
 
-describe('with HORIZON_URL and PAYSTACK_SECRET_KEY set', () => {
+describe('with STELLAR_RPC_URL and PAYSTACK_SECRET_KEY set', () => {
   it('serves no sandbox: their paths are the service’s own 404', async () => {
     const app = await startTestApp();
     try {
-      for (const path of ['/sandbox/horizon/', '/sandbox/paystack/transaction/verify/x']) {
+      for (const path of ['/sandbox/horizon/', '/sandbox/rpc', '/sandbox/paystack/transaction/verify/x']) {
         const res = await app.http.get(path).expect(404);
         expect(res.body).toEqual({ error: 'Not found' });
         expect(res.headers['x-request-id']).toBeDefined();

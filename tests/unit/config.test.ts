@@ -35,7 +35,7 @@ describe('configuration', () => {
   });
 
   it('refuses production with sandboxes or generated secrets, naming what is missing', () => {
-    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*HORIZON_URL.*PAYSTACK_SECRET_KEY.*SMTP_URL.*JWT_SECRET/);
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*STELLAR_RPC_URL \(or HORIZON_URL\).*PAYSTACK_SECRET_KEY.*SMTP_URL.*JWT_SECRET/);
     const complete = {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://db/wallet',
@@ -63,7 +63,8 @@ describe('configuration', () => {
       const config = load({ PORT: '4100' });
       expect(config.ledger).toMatchObject({
         embedded: true,
-        horizonUrl: 'http://127.0.0.1:4100/sandbox/horizon',
+        api: 'rpc',
+        url: 'http://127.0.0.1:4100/sandbox/rpc',
         networkPassphrase: 'Wallet Sandbox Network ; 2026',
         friendbotUrl: 'http://127.0.0.1:4100/sandbox/horizon/friendbot',
       });
@@ -84,6 +85,18 @@ describe('configuration', () => {
       const pub = load({ HORIZON_URL: 'https://horizon.stellar.org' }).ledger;
       expect(pub.networkPassphrase).toBe('Public Global Stellar Network ; September 2015');
       expect(pub.friendbotUrl).toBeUndefined();
+    });
+
+    it('speaks Stellar RPC at STELLAR_RPC_URL; testnet RPC brings its passphrase and friendbot', () => {
+      expect(load({ STELLAR_RPC_URL: 'https://soroban-testnet.stellar.org' }).ledger).toEqual(
+        expect.objectContaining({ embedded: false, api: 'rpc', url: 'https://soroban-testnet.stellar.org', networkPassphrase: 'Test SDF Network ; September 2015', friendbotUrl: 'https://friendbot.stellar.org' }),
+      );
+      expect(load({ HORIZON_URL: 'https://horizon-testnet.stellar.org' }).ledger.api).toBe('horizon');
+    });
+
+    it('refuses STELLAR_RPC_URL and HORIZON_URL together, and a mainnet RPC without its passphrase', () => {
+      expect(() => load({ STELLAR_RPC_URL: 'https://rpc.example.org', HORIZON_URL: 'https://horizon.example.org', STELLAR_NETWORK_PASSPHRASE: 'x' })).toThrow(/set one of them/);
+      expect(() => load({ STELLAR_RPC_URL: 'https://mainnet.rpc.example.org' })).toThrow(/STELLAR_NETWORK_PASSPHRASE: required for a STELLAR_RPC_URL/);
     });
 
     it('refuses another Horizon without STELLAR_NETWORK_PASSPHRASE, naming the variable', () => {

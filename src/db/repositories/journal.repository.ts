@@ -17,6 +17,8 @@ export interface NewEnvelope {
   sourceAccount: string;
   sequence: bigint;
   maxTime: bigint;
+  firstLedger: number | undefined;
+  lastLedger: number | undefined;
   envelopeXdr: string;
   /** The fee bump's own hash and whole fee bid (the envelope is a fee bump around `hash`). */
   outerHash: string;
@@ -157,10 +159,27 @@ export class JournalRepository {
   async rebid(envelopeId: string, bump: { envelopeXdr: string; outerHash: string; bidStroops: bigint; bidLedger: number }): Promise<boolean> {
     const rows = await this.db
       .update(ledgerEnvelopes)
-      .set({ ...bump, bumps: sql`${ledgerEnvelopes.bumps} + 1`, updatedAt: new Date() })
+      .set({
+        ...bump,
+        priorOuterHashes: sql`case when ${ledgerEnvelopes.outerHash} is null then ${ledgerEnvelopes.priorOuterHashes} else array_append(${ledgerEnvelopes.priorOuterHashes}, ${ledgerEnvelopes.outerHash}) end`,
+        bumps: sql`${ledgerEnvelopes.bumps} + 1`,
+        updatedAt: new Date(),
+      })
       .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
       .returning({ id: ledgerEnvelopes.id });
     return rows.length > 0;
+  }
+
+  /**
+   * Submitted envelopes that could have entered a ledger before `oldestLedger` (or that carry no
+   * ledger bounds at all): the ones absence can no longer settle.
+   */
+  async countSubmittedBefore(oldestLedger: number): Promise<number> {
+    const [row] = await this.db
+      .select({ count: sql<number>`count(*)::int` })
+      .from(ledgerEnvelopes)
+      .where(and(eq(ledgerEnvelopes.status, 'submitted'), sql`(${ledgerEnvelopes.firstLedger} is null or ${ledgerEnvelopes.firstLedger} < ${oldestLedger})`));
+    return row?.count ?? 0;
   }
 
   /** Whether an envelope with this source account (a lane) is still open. */

@@ -1,14 +1,14 @@
 import { Asset, Keypair, Networks } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
-import { StellarClient } from '../../src/clients/stellar.client';
+import { HorizonClient } from '../../src/clients/horizon.client';
 import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
 
 /**
- * StellarClient's reads against a Horizon that answers what it should not: every read is
+ * The Horizon adapter's reads against a Horizon that answers what it should not: every read is
  * validated, so an answer the service can not read is "the ledger is unavailable" (503, try again),
  * never a raw parse error, and a 404 is "not there" only where a resource may be absent.
  */
-describe('StellarClient reads an unexpected Horizon answer as unavailable', () => {
+describe('the Horizon adapter reads an unexpected Horizon answer as unavailable', () => {
   const account = Keypair.random().publicKey();
   const asset = new Asset('WLT', Keypair.random().publicKey());
   let horizon: FakeServer | undefined;
@@ -17,7 +17,7 @@ describe('StellarClient reads an unexpected Horizon answer as unavailable', () =
   // connections, and a read on a dropped one is a reset, not the answer under test.
   const clientOf = async (behaviour: Behaviour) => {
     horizon = await startFakeServer(behaviour);
-    return new StellarClient({ horizonUrl: horizon.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 2000 });
+    return new HorizonClient({ horizonUrl: horizon.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 2000, retentionLedgers: 1000 });
   };
 
   afterEach(() => horizon?.close());
@@ -33,16 +33,17 @@ describe('StellarClient reads an unexpected Horizon answer as unavailable', () =
     const malformed = JSON.stringify({ id: account, sequence: 'not a number', balances: [] });
     const client = await clientOf((req, res, body) => answer(200, req.url?.includes('/payments') ? malformedPage : malformed)(req, res, body));
     await unavailable(client.loadAccount(account), /unreadable account/);
-    await unavailable(client.findTransaction('ab'.repeat(32)), /unreadable transaction/);
+    await unavailable(client.lookupTransaction('ab'.repeat(32)), /unreadable transaction/);
     await unavailable(client.latestLedger(), /unreadable root/);
     await unavailable(client.feeStats(), /unreadable fee stats/);
     await unavailable(client.tokenPaymentsOf(account, asset), /unreadable payments page/);
   });
 
-  it('a 404: no such account or transaction (undefined), no payments, but the root and fee stats must exist', async () => {
+  it('a 404: no such account (undefined), no payments, but the root and fee stats must exist, and a missing transaction needs its Latest-Ledger', async () => {
     const client = await clientOf(answer(404, JSON.stringify({ status: 404, title: 'Resource Missing' })));
     await expect(client.loadAccount(account)).resolves.toBeUndefined();
-    await expect(client.findTransaction('ab'.repeat(32))).resolves.toBeUndefined();
+    // A 404 that does not say which ledgers the instance has seen proves nothing about a hash.
+    await unavailable(client.lookupTransaction('ab'.repeat(32)), /without Latest-Ledger/);
     await expect(client.tokenPaymentsOf(account, asset)).resolves.toEqual([]);
     await unavailable(client.latestLedger(), /no root/);
     await unavailable(client.feeStats(), /no fee stats/);

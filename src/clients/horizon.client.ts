@@ -1,0 +1,212 @@
+import { Horizon, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import type { z } from 'zod';
+import { accountSchema, failureSchema, feeStatsSchema, paymentPageSchema, rootSchema, submitSchema, transactionSchema } from './horizon-schemas';
+import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
+import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
+import { fundWithFriendbot, httpStatusOf, neverConnected, responseDataOf, unavailable, withDeadline } from './ledger-failures';
+
+export interface HorizonClientOptions {
+  horizonUrl: string;
+  networkPassphrase: string;
+  /** How long one submission may take before its outcome is treated as unknown. */
+  submitTimeoutMs?: number;
+  /** How long a read may take before the ledger counts as unavailable. Default 10000. */
+  readTimeoutMs?: number;
+  /**
+   * The fewest ledgers of history the Horizon keeps (its HISTORY_RETENTION_COUNT, or the provider's
+   * promise). Horizon's answers do not say where its history starts, so a 404 proves a hash absent
+   * only from the last `retentionLedgers` ledgers of that answer's Latest-Ledger.
+   */
+  retentionLedgers: number;
+}
+
+/**
+ * The ledger port over Horizon, through Horizon.Server exactly as against the real Horizon. Answers
+ * are validated; failures become LedgerUnavailableError, LedgerIndeterminateError or
+ * LedgerRejectedError (Stellar's result codes).
+ */
+export class HorizonClient implements LedgerApi {
+  readonly kind = 'horizon';
+  readonly server: Horizon.Server;
+  readonly networkPassphrase: string;
+  private readonly submitTimeoutMs: number;
+
+  constructor(private readonly options: HorizonClientOptions) {
+    this.server = new Horizon.Server(options.horizonUrl, { allowHttp: options.horizonUrl.startsWith('http://') });
+    this.networkPassphrase = options.networkPassphrase;
+    this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
+    // Found by tests/faults/ledger-faults.test.ts: the SDK's reads have no timeout at all, so a
+    // Horizon that accepts connections and never answers held check-balance, every transfer and
+    // /readyz open forever. Reads now fail as LedgerUnavailableError (503) after this long;
+    // submissions keep their own deadline (submitTimeoutMs) and indeterminate-outcome handling.
+    this.server.httpClient.defaults.timeout = options.readTimeoutMs ?? 10_000;
+  }
+
+  /** The account with every balance line Horizon shows (`asset` is not needed: Horizon lists them all). */
+  async loadAccount(publicKey: string): Promise<LedgerAccount | undefined> {
+    const account = await this.readOptional('account', () => this.server.accounts().accountId(publicKey).call(), accountSchema);
+    if (!account) return undefined;
+    return {
+      id: account.id,
+      sequence: account.sequence,
+      subentryCount: account.subentry_count,
+      numSponsoring: account.num_sponsoring,
+      numSponsored: account.num_sponsored,
+      balances: account.balances.map((b) => ({
+        assetType: b.asset_type,
+        assetCode: b.asset_code,
+        assetIssuer: b.asset_issuer,
+        balance: b.balance,
+        limit: b.limit,
+      })),
+    };
+  }
+
+  /**
+   * Horizon submits synchronously: it answers when the ledger holding the transaction closed. Only
+   * two answers are clear: success, and the 400 refusal with result codes. A connection never
+   * opened never carried the envelope (unavailable). Anything after the envelope may have left
+   * (timeout, 5xx, reset, an unreadable body) is indeterminate.
+   */
+  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
+    const hash = tx.hash().toString('hex');
+    try {
+      const raw = await withDeadline(this.server.submitTransaction(tx, { skipMemoRequiredCheck: true }), this.submitTimeoutMs, () => new LedgerIndeterminateError(hash));
+      const parsed = submitSchema.safeParse(raw);
+      if (!parsed.success) throw new LedgerIndeterminateError(hash);
+      return { hash: parsed.data.hash, ledger: parsed.data.ledger, feeCharged: parsed.data.fee_charged };
+    } catch (err) {
+      if (err instanceof LedgerIndeterminateError) throw err;
+      if (httpStatusOf(err) === 400) {
+        const failure = failureSchema.safeParse(responseDataOf(err));
+        if (failure.success) throw rejection(failure.data, 'innerTransaction' in tx);
+      }
+      if (neverConnected(err)) throw unavailable(err);
+      throw new LedgerIndeterminateError(hash);
+    }
+  }
+
+  /**
+   * A transaction by hash (a fee bump by its inner hash too). Horizon ingests ledgers in order and
+   * names its newest one in the Latest-Ledger header of every answer, so a 404 with that header
+   * shows the hash absent from every ledger up to it, on the instance that answered.
+   */
+  async lookupTransaction(hash: string): Promise<TransactionLookup> {
+    const url = `${this.server.serverURL.toString().replace(/\/+$/, '')}/transactions/${hash}`;
+    let response: { status: number; data: unknown; headers: Record<string, unknown> };
+    try {
+      response = await this.server.httpClient.get(url, { validateStatus: () => true } as never) as typeof response;
+    } catch (err) {
+      throw unavailable(err);
+    }
+    if (response.status === 404) {
+      const latestLedger = Number(headerOf(response.headers, 'latest-ledger'));
+      // Without the header the answer proves nothing: treat it as unreadable.
+      if (!Number.isSafeInteger(latestLedger) || latestLedger <= 0) throw new LedgerUnavailableError('Ledger answered a 404 without Latest-Ledger');
+      return { kind: 'absent', latestLedger, oldestLedger: Math.max(1, latestLedger - this.options.retentionLedgers + 1) };
+    }
+    if (response.status !== 200) throw new LedgerUnavailableError(`Ledger answered ${response.status}`);
+    const found = transactionSchema.safeParse(renameLedger(response.data));
+    if (!found.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction');
+    const transaction: FoundTransaction = {
+      hash: found.data.fee_bump_transaction?.hash ?? found.data.hash,
+      successful: found.data.successful,
+      ledger: found.data.ledger_attr,
+      feeCharged: found.data.fee_charged,
+    };
+    return { kind: 'found', transaction };
+  }
+
+  /** The newest ledger this Horizon has ingested. */
+  async latestLedger(): Promise<LedgerTip> {
+    const root = await this.read('root', () => this.server.root(), rootSchema);
+    return { sequence: root.history_latest_ledger };
+  }
+
+  async health(): Promise<LedgerHealth> {
+    const root = await this.read('root', () => this.server.root(), rootSchema);
+    return { latestLedger: root.history_latest_ledger, oldestLedger: root.history_elder_ledger ?? 1 };
+  }
+
+  /** Horizon's fee statistics of recent ledgers (what bids are being charged). */
+  async feeStats(): Promise<FeeStats> {
+    const stats = await this.read('fee stats', () => this.server.feeStats(), feeStatsSchema);
+    return { lastLedger: stats.last_ledger, lastLedgerBaseFee: stats.last_ledger_base_fee, feeCharged: stats.fee_charged };
+  }
+
+  /** Every successful payment of `asset` to or from an account, oldest first (Horizon's /accounts/:id/payments). */
+  async tokenPaymentsOf(publicKey: string, asset: Asset): Promise<LedgerPayment[]> {
+    const found: LedgerPayment[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = await this.readOptional('payments page', () => this.server.payments().forAccount(publicKey).order('asc').limit(200).cursor(cursor).call(), paymentPageSchema);
+      if (!page) return found;
+      for (const p of page.records) {
+        if (p.type === 'payment' && p.transaction_successful !== false && p.asset_code === asset.getCode() && p.asset_issuer === asset.getIssuer()) {
+          found.push({ id: p.id, hash: p.transaction_hash, from: p.from!, to: p.to!, amount: p.amount! });
+        }
+      }
+      if (page.records.length < 200) return found;
+      cursor = page.records.at(-1)!.paging_token;
+    }
+  }
+
+  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
+    return fundWithFriendbot(friendbotUrl, publicKey);
+  }
+
+  /**
+   * One read from Horizon, its answer validated. Horizon unreachable, failing or answering what the
+   * schema does not describe: LedgerUnavailableError (try again later). 404: undefined.
+   */
+  private async readOptional<S extends z.ZodType>(what: string, call: () => Promise<unknown>, schema: S): Promise<z.output<S> | undefined> {
+    let raw: unknown;
+    try {
+      raw = await call();
+    } catch (err) {
+      if (httpStatusOf(err) === 404) return undefined;
+      throw unavailable(err);
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) throw new LedgerUnavailableError(`Ledger answered an unreadable ${what}`);
+    return parsed.data;
+  }
+
+  /** A read of something Horizon always has (its root, its fee stats): a 404 is unavailable too. */
+  private async read<S extends z.ZodType>(what: string, call: () => Promise<unknown>, schema: S): Promise<z.output<S>> {
+    const found = await this.readOptional(what, call, schema);
+    if (found === undefined) throw new LedgerUnavailableError(`Ledger has no ${what}`);
+    return found;
+  }
+}
+
+/**
+ * A fee bump refused because of its inner transaction carries the inner codes (what the
+ * transaction does); one refused at the outer level is about its fee source (who pays).
+ */
+function rejection(failure: z.infer<typeof failureSchema>, feeBump: boolean): LedgerRejectedError {
+  const codes = failure.extras.result_codes;
+  const feeCharged = feeChargedOf(failure.extras.result_xdr);
+  if (codes.inner_transaction) return new LedgerRejectedError(codes.inner_transaction.transaction, codes.inner_transaction.operations ?? [], false, feeCharged);
+  return new LedgerRejectedError(codes.transaction, codes.operations ?? [], feeBump, feeCharged);
+}
+
+function feeChargedOf(resultXdr: string | undefined): bigint | undefined {
+  if (!resultXdr) return undefined;
+  try {
+    return xdr.TransactionResult.fromXDR(resultXdr, 'base64').feeCharged().toBigInt();
+  } catch {
+    return undefined;
+  }
+}
+
+function headerOf(headers: Record<string, unknown> | { get?(name: string): unknown }, name: string): unknown {
+  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): unknown }).get(name);
+  return (headers as Record<string, unknown>)[name];
+}
+
+/** The raw resource names its ledger `ledger`; the SDK's call() (and the schema) say `ledger_attr`. */
+function renameLedger(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || !('ledger' in data)) return data;
+  return { ...data, ledger_attr: (data as { ledger: unknown }).ledger };
+}

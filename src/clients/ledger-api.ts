@@ -1,0 +1,112 @@
+import type { Asset, FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+
+// The service's one port to the Stellar network. Two adapters implement it: Stellar RPC
+// (rpc.client.ts, the API Stellar recommends) and Horizon (horizon.client.ts). Every failure
+// leaves an adapter as one of the three errors of ledger-errors.ts: unavailable (retry later),
+// indeterminate (look the hash up) or rejected (Stellar's result codes).
+
+export interface LedgerBalance {
+  assetType: string;
+  assetCode: string | undefined;
+  assetIssuer: string | undefined;
+  /** 7-decimal string. */
+  balance: string;
+  limit: string | undefined;
+}
+
+export interface LedgerAccount {
+  id: string;
+  sequence: string;
+  /** XLM first; then the trustlines the adapter read (RPC: only the asset asked for). */
+  balances: LedgerBalance[];
+  /** Reserves: trustlines and signers, reserves this account pays for others, reserves others pay for it. */
+  subentryCount: number;
+  numSponsoring: number;
+  numSponsored: number;
+}
+
+/** Recent fees per operation in stroops, as bigints. */
+export interface FeeStats {
+  lastLedger: number;
+  lastLedgerBaseFee: bigint;
+  /** What transactions of recent ledgers were charged per operation, by percentile (p10..p99). */
+  feeCharged: Record<string, bigint>;
+}
+
+export interface LedgerPayment {
+  /** The operation's id. */
+  id: string;
+  hash: string;
+  from: string;
+  to: string;
+  /** 7-decimal string. */
+  amount: string;
+}
+
+export interface FoundTransaction {
+  /** The hash of the envelope that applied (a fee bump's own hash when it was one). */
+  hash: string;
+  successful: boolean;
+  ledger: number;
+  feeCharged: bigint;
+}
+
+/**
+ * What one answer of the ledger API says of a hash. `absent` carries the evidence of that same
+ * answer: the responding instance has ingested every ledger from `oldestLedger` to `latestLedger`
+ * and the hash is in none of them. Evidence from two answers is never combined (instances behind
+ * one URL stand at different ledgers).
+ */
+export type TransactionLookup =
+  | { kind: 'found'; transaction: FoundTransaction }
+  | { kind: 'absent'; latestLedger: number; oldestLedger: number };
+
+export interface SubmitResult {
+  hash: string;
+  ledger: number;
+  /** Stroops the network charged (what the fee source paid). */
+  feeCharged: bigint;
+}
+
+export interface LedgerTip {
+  sequence: number;
+}
+
+export interface LedgerHealth {
+  latestLedger: number;
+  oldestLedger: number;
+}
+
+export interface LedgerApi {
+  /** 'rpc' or 'horizon': for logs, metrics and the audit's notes. */
+  readonly kind: 'rpc' | 'horizon';
+  readonly networkPassphrase: string;
+  /**
+   * Submits a signed envelope once and waits for its outcome up to the submit deadline.
+   * Throws LedgerRejectedError (refused, nothing applied), LedgerUnavailableError (the bytes never
+   * left this process) or LedgerIndeterminateError (they may have: look the hash up).
+   */
+  submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult>;
+  /** One lookup of a hash, with the evidence of that one answer (see TransactionLookup). */
+  lookupTransaction(hash: string): Promise<TransactionLookup>;
+  /** The account, or undefined when it does not exist; with `asset`, its trustline for it too. */
+  loadAccount(publicKey: string, asset?: Asset): Promise<LedgerAccount | undefined>;
+  feeStats(): Promise<FeeStats>;
+  latestLedger(): Promise<LedgerTip>;
+  /** The ledgers the API holds history for. Throws LedgerUnavailableError when it is unhealthy. */
+  health(): Promise<LedgerHealth>;
+  /**
+   * Every successful payment of `asset` to or from an account, oldest first. Horizon only: RPC
+   * keeps no such index (its CAP-67 events depend on a Core setting providers may not turn on).
+   */
+  tokenPaymentsOf?(publicKey: string, asset: Asset): Promise<LedgerPayment[]>;
+  /** Funds a new account through a friendbot (the sandbox's, or testnet's). */
+  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void>;
+}
+
+/** The balance line of an asset (XLM when `asset` is native or undefined), or undefined when the account has none. */
+export function balanceOf(account: LedgerAccount, asset: Asset | undefined): LedgerBalance | undefined {
+  return account.balances.find((b) =>
+    !asset || asset.isNative() ? b.assetType === 'native' : b.assetCode === asset.getCode() && b.assetIssuer === asset.getIssuer(),
+  );
+}

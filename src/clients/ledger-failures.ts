@@ -1,0 +1,55 @@
+import axios from 'axios';
+import { LedgerUnavailableError } from './ledger-errors';
+
+// How both ledger adapters read a failed HTTP exchange: whether any byte may have left this
+// process (then a submission's outcome is unknown) or none did (then nothing can have happened).
+
+export function httpStatusOf(err: unknown): number | undefined {
+  const e = err as { response?: { status?: unknown } };
+  return typeof e?.response?.status === 'number' ? e.response.status : undefined;
+}
+
+export function responseDataOf(err: unknown): unknown {
+  const e = err as { response?: { data?: unknown } };
+  return e?.response?.data ?? e?.response;
+}
+
+/** Errors that mean no connection was ever opened, so no byte of the request left this process. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+export function neverConnected(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return httpStatusOf(err) === undefined && typeof code === 'string' && NEVER_CONNECTED.has(code);
+}
+
+export function unavailable(err: unknown): LedgerUnavailableError {
+  if (err instanceof LedgerUnavailableError) return err;
+  const code = (err as { code?: unknown })?.code;
+  return new LedgerUnavailableError(`Ledger unavailable${typeof code === 'string' ? ` (${code})` : ''}`);
+}
+
+/**
+ * Funds a new account through a friendbot (the sandbox's, or testnet's). A 400 means the account
+ * already exists: the state that was wanted.
+ */
+export async function fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
+  const url = new URL(friendbotUrl);
+  url.searchParams.set('addr', publicKey);
+  const res = await axios.get(url.toString(), { timeout: 30_000, validateStatus: () => true }).catch((err: unknown) => {
+    throw unavailable(err);
+  });
+  if (res.status >= 500) throw new LedgerUnavailableError(`Friendbot answered ${res.status}`);
+}
+
+/** Rejects after `ms` with `error()`; the timer is cleared whichever way `work` ends. */
+export async function withDeadline<T>(work: Promise<T>, ms: number, error: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(error()), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

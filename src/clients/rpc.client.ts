@@ -1,0 +1,177 @@
+import { Keypair, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import { z } from 'zod';
+import { formatStroops } from '../domain/amounts';
+import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
+import { LedgerIndeterminateError, LedgerUnavailableError } from './ledger-errors';
+import { fundWithFriendbot, neverConnected, unavailable, withDeadline } from './ledger-failures';
+import { rejectionOf } from './result-codes';
+
+export interface RpcClientOptions {
+  rpcUrl: string;
+  networkPassphrase: string;
+  /** How long a submission and the wait for its outcome may take before it is treated as unknown. */
+  submitTimeoutMs?: number;
+  /** How long a read may take before the ledger counts as unavailable. Default 10000. */
+  readTimeoutMs?: number;
+}
+
+/** Stellar's base fee per operation: RPC's fee statistics name what was charged, not the network's floor. */
+const BASE_FEE = 100n;
+const PERCENTILES = ['p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'] as const;
+
+/** The parts of getTransaction's answer the service's verdicts rest on, checked before use. */
+const evidenceSchema = z.object({ latestLedger: z.number().int().positive(), oldestLedger: z.number().int().positive() });
+
+/**
+ * The ledger port over Stellar RPC (JSON-RPC 2.0), through rpc.Server exactly as against a real RPC
+ * provider. RPC submits asynchronously: sendTransaction only says whether core took the envelope
+ * into its queue; the outcome is polled with getTransaction. Failures become the same three errors
+ * as on Horizon.
+ */
+export class RpcClient implements LedgerApi {
+  readonly kind = 'rpc';
+  readonly server: rpc.Server;
+  readonly networkPassphrase: string;
+  private readonly submitTimeoutMs: number;
+
+  constructor(options: RpcClientOptions) {
+    this.server = new rpc.Server(options.rpcUrl, { allowHttp: options.rpcUrl.startsWith('http://'), timeout: options.readTimeoutMs ?? 10_000 });
+    this.networkPassphrase = options.networkPassphrase;
+    this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
+  }
+
+  /**
+   * PENDING or DUPLICATE: core holds the envelope; its outcome is polled until the deadline, after
+   * which it is unknown. ERROR: refused, with the result's codes. TRY_AGAIN_LATER: core did not take
+   * it now; unknown to the caller, who resubmits these same bytes later (never a rebuilt envelope).
+   */
+  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
+    const hash = tx.hash().toString('hex');
+    const unknown = () => new LedgerIndeterminateError(hash);
+    return withDeadline(this.sendAndPoll(tx, hash), this.submitTimeoutMs, unknown);
+  }
+
+  private async sendAndPoll(tx: Transaction | FeeBumpTransaction, hash: string): Promise<SubmitResult> {
+    let sent: rpc.Api.SendTransactionResponse;
+    try {
+      sent = await this.server.sendTransaction(tx);
+    } catch (err) {
+      if (neverConnected(err)) throw unavailable(err);
+      throw new LedgerIndeterminateError(hash);
+    }
+    if (sent.status === 'ERROR') {
+      if (!sent.errorResult) throw new LedgerIndeterminateError(hash);
+      throw rejectionOf(sent.errorResult, 'innerTransaction' in tx);
+    }
+    if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') throw new LedgerIndeterminateError(hash);
+    for (let attempt = 0; ; attempt++) {
+      const lookup = await this.lookupTransaction(hash).catch(() => undefined);
+      if (lookup?.kind === 'found') {
+        const found = lookup.transaction;
+        if (found.successful) return { hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
+        throw await this.failure(hash, 'innerTransaction' in tx);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
+    }
+  }
+
+  /** A transaction that failed in its ledger: refused with its codes, as Horizon answers it. */
+  private async failure(hash: string, feeBump: boolean): Promise<Error> {
+    const answer = await this.server.getTransaction(hash).catch(() => undefined);
+    if (answer?.status !== 'FAILED') return new LedgerIndeterminateError(hash);
+    return rejectionOf(answer.resultXdr, feeBump);
+  }
+
+  /**
+   * One getTransaction. NOT_FOUND carries its own latestLedger and oldestLedger: the instance that
+   * answered has every ledger between them and the hash is in none. A fee bump is found by its
+   * inner hash as well; `hash` of the found transaction is then the fee bump's own.
+   */
+  async lookupTransaction(hash: string): Promise<TransactionLookup> {
+    let answer: rpc.Api.GetTransactionResponse;
+    try {
+      answer = await this.server.getTransaction(hash);
+    } catch (err) {
+      throw unavailable(err);
+    }
+    const evidence = evidenceSchema.safeParse(answer);
+    if (!evidence.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction');
+    if (answer.status === 'NOT_FOUND') return { kind: 'absent', ...evidence.data };
+    const transaction: FoundTransaction = {
+      hash: TransactionBuilder.fromXDR(answer.envelopeXdr, this.networkPassphrase).hash().toString('hex'),
+      successful: answer.status === 'SUCCESS',
+      ledger: answer.ledger,
+      feeCharged: answer.resultXdr.feeCharged().toBigInt(),
+    };
+    return { kind: 'found', transaction };
+  }
+
+  /** The account and, with `asset`, its trustline: both from one getLedgerEntries answer. */
+  async loadAccount(publicKey: string, asset?: Asset): Promise<LedgerAccount | undefined> {
+    const accountId = Keypair.fromPublicKey(publicKey).xdrAccountId();
+    const keys = [xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId }))];
+    if (asset && !asset.isNative()) keys.push(xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: asset.toTrustLineXDRObject() })));
+    const answer = await this.call(() => this.server.getLedgerEntries(...keys));
+    const account = answer.entries.find((e) => e.val.switch().name === 'account')?.val.account();
+    if (!account) return undefined;
+    const trustline = answer.entries.find((e) => e.val.switch().name === 'trustline')?.val.trustLine();
+    const sponsorship = sponsorshipOf(account);
+    const balances: LedgerBalance[] = [{ assetType: 'native', assetCode: undefined, assetIssuer: undefined, balance: formatStroops(account.balance().toBigInt()), limit: undefined }];
+    if (trustline && asset) {
+      balances.push({
+        assetType: asset.getAssetType(),
+        assetCode: asset.getCode(),
+        assetIssuer: asset.getIssuer(),
+        balance: formatStroops(trustline.balance().toBigInt()),
+        limit: formatStroops(trustline.limit().toBigInt()),
+      });
+    }
+    return { id: publicKey, sequence: account.seqNum().toString(), balances, subentryCount: account.numSubEntries(), ...sponsorship };
+  }
+
+  /** getFeeStats' inclusion fees (classic transactions): what recent ledgers charged per operation. */
+  async feeStats(): Promise<FeeStats> {
+    const stats = await this.call(() => this.server.getFeeStats());
+    const feeCharged: Record<string, bigint> = {};
+    for (const p of PERCENTILES) {
+      const value = stats.inclusionFee?.[p];
+      if (typeof value === 'string' && /^\d+$/.test(value)) feeCharged[p] = BigInt(value);
+    }
+    return { lastLedger: stats.latestLedger, lastLedgerBaseFee: BASE_FEE, feeCharged };
+  }
+
+  async latestLedger(): Promise<LedgerTip> {
+    const health = await this.health();
+    return { sequence: health.latestLedger };
+  }
+
+  async health(): Promise<LedgerHealth> {
+    const health = await this.call(() => this.server.getHealth());
+    if (health.status !== 'healthy') throw new LedgerUnavailableError(`Ledger reports itself ${String(health.status)}`);
+    const evidence = evidenceSchema.safeParse(health);
+    if (!evidence.success) throw new LedgerUnavailableError('Ledger answered an unreadable health');
+    return evidence.data;
+  }
+
+  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
+    return fundWithFriendbot(friendbotUrl, publicKey);
+  }
+
+  /** One read: unreachable, failing, a JSON-RPC error or an answer the SDK cannot parse are all "unavailable". */
+  private async call<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+}
+
+/** Reserves this account pays for others and others pay for it: in the entry's v2 extension, when it has one. */
+function sponsorshipOf(account: xdr.AccountEntry): { numSponsoring: number; numSponsored: number } {
+  const ext = account.ext();
+  if (ext.switch() !== 1) return { numSponsoring: 0, numSponsored: 0 };
+  const v1 = ext.v1().ext();
+  if (v1.switch() !== 2) return { numSponsoring: 0, numSponsored: 0 };
+  return { numSponsoring: v1.v2().numSponsoring(), numSponsored: v1.v2().numSponsored() };
+}

@@ -1,0 +1,65 @@
+import { Asset, Keypair, Networks } from '@stellar/stellar-sdk';
+import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
+import { RpcClient } from '../../src/clients/rpc.client';
+import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
+
+/**
+ * The RPC adapter's reads against an RPC provider that answers what it should not: a JSON-RPC error,
+ * an answer the SDK cannot parse, a NOT_FOUND without the ledgers it covers, a proxy's HTML page.
+ * Each is "the ledger is unavailable" (503, try again), never a verdict and never a raw error.
+ */
+describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => {
+  const account = Keypair.random().publicKey();
+  const asset = new Asset('WLT', Keypair.random().publicKey());
+  const hash = 'ab'.repeat(32);
+  let rpc: FakeServer | undefined;
+
+  const clientOf = async (behaviour: Behaviour) => {
+    rpc = await startFakeServer(behaviour);
+    return new RpcClient({ rpcUrl: rpc.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 2000 });
+  };
+  /** Answers every JSON-RPC call with `result` (or `error`), echoing its id. */
+  const jsonRpc = (reply: { result?: unknown; error?: unknown }): Behaviour => (_req, res, body) => {
+    const id = (JSON.parse(body.toString() || '{}') as { id?: unknown }).id ?? 1;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...reply }));
+  };
+
+  afterEach(() => rpc?.close());
+
+  const unavailable = async (read: Promise<unknown>, message?: RegExp) => {
+    const error = await read.then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(LedgerUnavailableError);
+    if (message) expect((error as Error).message).toMatch(message);
+  };
+
+  it('a JSON-RPC error answer', async () => {
+    const client = await clientOf(jsonRpc({ error: { code: -32603, message: 'internal error' } }));
+    await unavailable(client.loadAccount(account, asset));
+    await unavailable(client.lookupTransaction(hash));
+    await unavailable(client.feeStats());
+    await unavailable(client.health());
+  });
+
+  it('a NOT_FOUND that does not say which ledgers the instance holds proves nothing', async () => {
+    const client = await clientOf(jsonRpc({ result: { status: 'NOT_FOUND', latestLedger: 'soon' } }));
+    await unavailable(client.lookupTransaction(hash), /unreadable transaction/);
+  });
+
+  it('a NOT_FOUND with its window is absence from exactly that window', async () => {
+    const client = await clientOf(jsonRpc({ result: { status: 'NOT_FOUND', latestLedger: 900, latestLedgerCloseTime: '1', oldestLedger: 100, oldestLedgerCloseTime: '1' } }));
+    await expect(client.lookupTransaction(hash)).resolves.toEqual({ kind: 'absent', latestLedger: 900, oldestLedger: 100 });
+  });
+
+  it('ledger entries the SDK cannot parse, and an unhealthy instance', async () => {
+    const client = await clientOf(jsonRpc({ result: { entries: [{ key: 'AAAA', xdr: 'not xdr' }], latestLedger: 5, status: 'unhealthy' } }));
+    await unavailable(client.loadAccount(account, asset));
+    await unavailable(client.health());
+  });
+
+  it('a 502 HTML page from a proxy', async () => {
+    const client = await clientOf(answer(502, '<html>Bad Gateway</html>', 'text/html'));
+    await unavailable(client.loadAccount(account, asset));
+    await unavailable(client.lookupTransaction(hash));
+    await unavailable(client.feeStats());
+  });
+});
