@@ -123,9 +123,11 @@ export class HorizonClient implements LedgerApi {
     return { sequence: root.history_latest_ledger };
   }
 
+  /** The window lookups prove absence over: what the Horizon holds, within what its operator promises to keep. */
   async health(): Promise<LedgerHealth> {
     const root = await this.read('root', () => this.server.root(), rootSchema);
-    return { latestLedger: root.history_latest_ledger, oldestLedger: root.history_elder_ledger ?? 1 };
+    const latestLedger = root.history_latest_ledger;
+    return { latestLedger, oldestLedger: Math.max(root.history_elder_ledger ?? 1, latestLedger - this.options.retentionLedgers + 1) };
   }
 
   /** Horizon's fee statistics of recent ledgers (what bids are being charged). */

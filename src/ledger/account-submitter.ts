@@ -81,6 +81,19 @@ export class AccountSubmitter {
       return Promise.reject(new Error(`a job needs 1..${this.options.maxOperations} operations`));
     }
     return new Promise((resolve) => {
+      // The same entry queued twice (its request still waiting for a lane when the reconciler took
+      // it up after the lease): one job, both callers told its outcome. Two copies in one batch
+      // made the journal refuse the envelope without naming a lost entry, and the batch retried
+      // for ever while holding its lane.
+      const queued = this.queue.find((q) => q.job.entryId === job.entryId);
+      if (queued) {
+        const first = queued.resolve;
+        queued.resolve = (outcome) => {
+          first(outcome);
+          resolve(outcome);
+        };
+        return;
+      }
       this.queue.push({ job, resolve });
       this.wake();
     });
@@ -198,6 +211,8 @@ export class AccountSubmitter {
         // Another process put these entries in an envelope of its own: it answers for them.
         lane.account = undefined;
         const lost = new Set(attached.lost);
+        // Never again a round that cannot change anything: without a named loss, count the round.
+        if (lost.size === 0) round++;
         for (const q of pending) if (lost.has(q.job.entryId)) q.resolve({ status: 'unknown', hash: '' });
         pending = pending.filter((q) => !lost.has(q.job.entryId));
         round--;

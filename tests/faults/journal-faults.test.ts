@@ -2,21 +2,24 @@ import { sql } from 'drizzle-orm';
 import { parseTokenAmount } from '../../src/domain/amounts';
 import type { FaultPlan } from '@wallet/horizon-sandbox';
 import { queryRows } from '../helpers/database-state';
+import { openJournal } from '../helpers/journal-fixtures';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { chargeSuccess, paidIntent, postWebhook, signedEvent } from '../helpers/payment-fixtures';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { LEDGER_APIS } from '../helpers/sandboxes';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
- * Every ledger write kind under every way Horizon answers on a bad day, with callers that retry
- * as phones and browsers do: each movement happens exactly once, has exactly one record, and the
+ * Every ledger write kind under every way the ledger API answers on a bad day, through each of the
+ * service's two adapters (Stellar RPC and Horizon), with callers that retry as phones and browsers do: each movement happens exactly once, has exactly one record, and the
  * audit finds the database and the ledger in agreement.
  */
 jest.setTimeout(120_000);
 
 const LAG_MS = 1500;
+const SPLIT_MS = 4000;
 const BAD_DAYS: { name: string; plan: FaultPlan }[] = [
   { name: '504 after applying', plan: { mode: 'apply-then-504', next: 2 } },
   { name: 'connection reset after applying', plan: { mode: 'apply-then-reset', next: 2 } },
@@ -25,6 +28,11 @@ const BAD_DAYS: { name: string; plan: FaultPlan }[] = [
   { name: '504 while ingestion lags', plan: { mode: 'lag-then-504', lagMs: LAG_MS, next: 2 } },
   { name: '503 without applying', plan: { mode: 'refuse-503', next: 2 } },
   { name: 'an answer slower than the submit timeout', plan: { mode: 'slow', slowMs: 1500, next: 2 } },
+  { name: 'TRY_AGAIN_LATER without applying', plan: { mode: 'try-again-later', next: 2 } },
+  // Instances behind one URL at different ledgers: for SPLIT_MS after the ledger that applied it,
+  // lookups by hash reach an instance a ledger behind, every other read one that has it.
+  { name: 'a split view, 504 after applying', plan: { mode: 'split-then-504', lagMs: SPLIT_MS, next: 2 } },
+  { name: 'a split view, answered', plan: { mode: 'split', lagMs: SPLIT_MS, next: 2 } },
 ];
 
 /** Short deadlines, so unclear answers happen and the reconciler takes over within a test. */
@@ -37,168 +45,163 @@ const FAST_JOURNAL = {
   RECONCILE_INTERVAL_MS: '250',
   WEBHOOK_RETRY_BASE_MS: '200',
   LEDGER_CHANNELS: '2',
+  LEDGER_TX_TIMEOUT_LEDGERS: '4',
 };
 
-// One app per bad day (below), not per test: the afterAll audit covers all of the day's writes.
-const { ledger, provider } = withSandboxes({ app: false });
+describe.each(LEDGER_APIS)('through %s', (api) => {
+  // One app per bad day (below), not per test: the afterAll audit covers all of the day's writes.
+  const { ledger, provider } = withSandboxes({ app: false, ledger: { api } });
 
-/** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
-async function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>, what: string) {
-  return eventually(
-    async () => {
-      const res = await send();
-      return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
-    },
-    what,
-    60_000,
-    150,
-  );
-}
+  /** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
+  async function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>, what: string) {
+    return eventually(
+      async () => {
+        const res = await send();
+        return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
+      },
+      what,
+      60_000,
+      150,
+    );
+  }
 
-describe.each(BAD_DAYS)('with Horizon answering: $name', ({ plan }) => {
-  let app: TestApp;
-  let admin: string;
+  describe.each(BAD_DAYS)('with the ledger answering: $name', ({ plan }) => {
+    let app: TestApp;
+    let admin: string;
 
-  beforeAll(async () => {
-    app = await startTestApp({ ...ledger.env, ...provider.env, ...FAST_JOURNAL });
-    app.container.start();
-    admin = await adminToken(app);
-    await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100000' }).expect(200);
+    beforeAll(async () => {
+      app = await startTestApp({ ...ledger.env, ...provider.env, ...FAST_JOURNAL });
+      app.container.start();
+      admin = await adminToken(app);
+      await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100000' }).expect(200);
+    });
+    let faultsBefore = 0;
+    beforeEach(() => {
+      faultsBefore = ledger.faults.stats[plan.mode];
+    });
+    afterEach(() => {
+      // The bad day really happened: the sandbox answered at least one submission this way.
+      expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(faultsBefore);
+      ledger.faults.clear();
+    });
+    afterAll(async () => {
+      // Everything settled, then the database and the ledger must agree.
+      await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 200);
+      const audit = await app.container.audit();
+      await app.close();
+      expect(audit.discrepancies).toEqual([]);
+    });
+
+    const balance = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
+
+    it('a transfer retried with one Idempotency-Key by three callers moves the tokens once', async () => {
+      const alice = await fundedUser(app, 10);
+      const bob = await createUser(app);
+      ledger.faults.set(plan);
+
+      const answers = await Promise.all(
+        [1, 2, 3].map(() =>
+          retryUntilFinal(
+            () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'bad-day-transfer').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 2 }),
+            'a final transfer answer',
+          ),
+        ),
+      );
+
+      const ids = answers.map((a) => (a.body as { result: { transactionId: string } }).result.transactionId);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(new Set(ids).size).toBe(1);
+      await settled(app);
+      expect([await balance(alice), await balance(bob)]).toEqual(['8.0000000', '2.0000000']);
+      expect(await recordsOf(app, alice.userId, 'transfer')).toEqual([{ status: 'confirmed', id: ids[0] }]);
+    });
+
+    it('an admin mint retried with one Idempotency-Key by three callers mints once', async () => {
+      const bob = await createUser(app);
+      ledger.faults.set(plan);
+
+      const answers = await Promise.all(
+        [1, 2, 3].map(() =>
+          retryUntilFinal(
+            () => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', `bad-day-mint-${bob.userId}`).send({ userId: bob.userId, amount: 5 }),
+            'a final mint answer',
+          ),
+        ),
+      );
+
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(new Set(answers.map((a) => (a.body as { hash: string }).hash)).size).toBe(1);
+      await settled(app);
+      expect(await balance(bob)).toBe('5.0000000');
+      expect(await recordsOf(app, bob.userId, 'admin_mint')).toHaveLength(1);
+    });
+
+    it('a paid reference verified, called back and delivered by webhook at once mints once', async () => {
+      const buyer = await createUser(app);
+      const intent = await paidIntent(app, buyer, 40);
+      const { body, signature } = signedEvent(chargeSuccess(intent.reference, 4000), provider.secretKey);
+      ledger.faults.set(plan);
+
+      const answers = await Promise.all([
+        ...[1, 2].map(() =>
+          retryUntilFinal(() => app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }), 'a verify answer'),
+        ),
+        retryUntilFinal(() => app.http.get(`/api/payments/callback?reference=${intent.reference}`), 'a callback page'),
+        ...[1, 2].map(() => retryUntilFinal(() => postWebhook(app, body, signature), 'a webhook answer')),
+      ]);
+
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 30_000);
+      await settled(app);
+      expect(await balance(buyer)).toBe('40.0000000');
+      expect(await recordsOf(app, buyer.userId, 'payment_mint')).toHaveLength(1);
+    });
+
+    it('create-asset issues once, whatever the answer to its submission', async () => {
+      const { distribution } = (await app.container.journal.ready()).keys;
+      const before = await ledgerBalance(ledger.url, distribution.publicKey());
+      const issuesBefore = await recordsOf(app, null, 'issue');
+      ledger.faults.set(plan);
+
+      const res = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '7' });
+
+      // Issued (200) if the ledger's outcome was known within LEDGER_ANSWER_WAIT_MS, else submitted
+      // (202): on the slow and lagging days that is a genuine race. The answer says which it is; the
+      // invariant is that the tokens are issued exactly once, by one record.
+      if (res.status === 200) expect(res.text).toMatch(/^Issued 7\.0000000 WLT to the distribution account \(transaction [0-9a-f]{64}\)$/);
+      else expect([res.status, res.text]).toEqual([202, expect.stringMatching(/^Issuing 7\.0000000 WLT: submitted, outcome not known yet/)]);
+      await settled(app);
+      const after = await ledgerBalance(ledger.url, distribution.publicKey());
+      // Exact stroops, never float arithmetic on money: issued once means exactly 7 more.
+      expect(parseTokenAmount(after!)! - parseTokenAmount(before!)!).toBe(70_000_000n);
+      const issued = (await recordsOf(app, null, 'issue')).filter((r) => !issuesBefore.some((b) => b.id === r.id));
+      expect(issued.map((r) => r.status)).toEqual(['confirmed']);
+    });
+
+    it('a signup puts its wallet on the ledger once', async () => {
+      ledger.faults.set(plan);
+      const carol = await createUser(app);
+
+      await eventually(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active', 30_000);
+      await settled(app);
+      expect(await balance(carol)).toBe('0.0000000');
+      const activations = await queryRows<{ status: string }>(app.container.database, sql`select status from ledger_entries where kind = 'activation' and user_id = ${carol.userId}`);
+      expect(activations.filter((a) => a.status === 'confirmed')).toHaveLength(1);
+    });
   });
-  let faultsBefore = 0;
-  beforeEach(() => {
-    faultsBefore = ledger.faults.stats[plan.mode];
-  });
-  afterEach(() => {
-    // The bad day really happened: the sandbox answered at least one submission this way.
-    expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(faultsBefore);
+
+
+  /** Waits for the background reconciler to settle everything (the faults are over by then). */
+  async function settled(app: TestApp): Promise<void> {
     ledger.faults.clear();
-  });
-  afterAll(async () => {
-    // Everything settled, then the database and the ledger must agree.
-    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 200);
-    const audit = await app.container.audit();
-    await app.close();
-    expect(audit.discrepancies).toEqual([]);
-  });
+    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 100);
+  }
 
-  const balance = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
-
-  it('a transfer retried with one Idempotency-Key by three callers moves the tokens once', async () => {
-    const alice = await fundedUser(app, 10);
-    const bob = await createUser(app);
-    ledger.faults.set(plan);
-
-    const answers = await Promise.all(
-      [1, 2, 3].map(() =>
-        retryUntilFinal(
-          () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'bad-day-transfer').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 2 }),
-          'a final transfer answer',
-        ),
-      ),
+  /** The journal's entries of one kind, a user's (or, with null, the service's own, as an issue). */
+  async function recordsOf(app: TestApp, userId: string | null, kind: string) {
+    return queryRows<{ status: string; id: string }>(
+      app.container.database,
+      sql`select status, id from ledger_entries where user_id is not distinct from ${userId} and kind = ${kind} order by created_at`,
     );
-
-    const ids = answers.map((a) => (a.body as { result: { transactionId: string } }).result.transactionId);
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(new Set(ids).size).toBe(1);
-    await settled(app);
-    expect([await balance(alice), await balance(bob)]).toEqual(['8.0000000', '2.0000000']);
-    expect(await recordsOf(app, alice.userId, 'transfer')).toEqual([{ status: 'confirmed', id: ids[0] }]);
-  });
-
-  it('an admin mint retried with one Idempotency-Key by three callers mints once', async () => {
-    const bob = await createUser(app);
-    ledger.faults.set(plan);
-
-    const answers = await Promise.all(
-      [1, 2, 3].map(() =>
-        retryUntilFinal(
-          () => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', `bad-day-mint-${bob.userId}`).send({ userId: bob.userId, amount: 5 }),
-          'a final mint answer',
-        ),
-      ),
-    );
-
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(new Set(answers.map((a) => (a.body as { hash: string }).hash)).size).toBe(1);
-    await settled(app);
-    expect(await balance(bob)).toBe('5.0000000');
-    expect(await recordsOf(app, bob.userId, 'admin_mint')).toHaveLength(1);
-  });
-
-  it('a paid reference verified, called back and delivered by webhook at once mints once', async () => {
-    const buyer = await createUser(app);
-    const intent = await paidIntent(app, buyer, 40);
-    const { body, signature } = signedEvent(chargeSuccess(intent.reference, 4000), provider.secretKey);
-    ledger.faults.set(plan);
-
-    const answers = await Promise.all([
-      ...[1, 2].map(() =>
-        retryUntilFinal(() => app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }), 'a verify answer'),
-      ),
-      retryUntilFinal(() => app.http.get(`/api/payments/callback?reference=${intent.reference}`), 'a callback page'),
-      ...[1, 2].map(() => retryUntilFinal(() => postWebhook(app, body, signature), 'a webhook answer')),
-    ]);
-
-    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 30_000);
-    await settled(app);
-    expect(await balance(buyer)).toBe('40.0000000');
-    expect(await recordsOf(app, buyer.userId, 'payment_mint')).toHaveLength(1);
-  });
-
-  it('create-asset issues once, whatever the answer to its submission', async () => {
-    const { distribution } = (await app.container.journal.ready()).keys;
-    const before = await ledgerBalance(ledger.url, distribution.publicKey());
-    const issuesBefore = await recordsOf(app, null, 'issue');
-    ledger.faults.set(plan);
-
-    const res = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '7' });
-
-    // Issued (200) if the ledger's outcome was known within LEDGER_ANSWER_WAIT_MS, else submitted
-    // (202): on the slow and lagging days that is a genuine race. The answer says which it is; the
-    // invariant is that the tokens are issued exactly once, by one record.
-    if (res.status === 200) expect(res.text).toMatch(/^Issued 7\.0000000 WLT to the distribution account \(transaction [0-9a-f]{64}\)$/);
-    else expect([res.status, res.text]).toEqual([202, expect.stringMatching(/^Issuing 7\.0000000 WLT: submitted, outcome not known yet/)]);
-    await settled(app);
-    const after = await ledgerBalance(ledger.url, distribution.publicKey());
-    // Exact stroops, never float arithmetic on money: issued once means exactly 7 more.
-    expect(parseTokenAmount(after!)! - parseTokenAmount(before!)!).toBe(70_000_000n);
-    const issued = (await recordsOf(app, null, 'issue')).filter((r) => !issuesBefore.some((b) => b.id === r.id));
-    expect(issued.map((r) => r.status)).toEqual(['confirmed']);
-  });
-
-  it('a signup puts its wallet on the ledger once', async () => {
-    ledger.faults.set(plan);
-    const carol = await createUser(app);
-
-    await eventually(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active', 30_000);
-    await settled(app);
-    expect(await balance(carol)).toBe('0.0000000');
-    const activations = await queryRows<{ status: string }>(app.container.database, sql`select status from ledger_entries where kind = 'activation' and user_id = ${carol.userId}`);
-    expect(activations.filter((a) => a.status === 'confirmed')).toHaveLength(1);
-  });
+  }
 });
-
-/** Envelopes and entries whose outcome the journal does not know yet. */
-async function openJournal(app: TestApp): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    app.container.database,
-    sql`select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
-  );
-  return Number(row!.n);
-}
-
-/** Waits for the background reconciler to settle everything (the faults are over by then). */
-async function settled(app: TestApp): Promise<void> {
-  ledger.faults.clear();
-  await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 100);
-}
-
-/** The journal's entries of one kind, a user's (or, with null, the service's own, as an issue). */
-async function recordsOf(app: TestApp, userId: string | null, kind: string) {
-  return queryRows<{ status: string; id: string }>(
-    app.container.database,
-    sql`select status, id from ledger_entries where user_id is not distinct from ${userId} and kind = ${kind} order by created_at`,
-  );
-}

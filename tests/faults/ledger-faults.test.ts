@@ -1,7 +1,7 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { sql } from 'drizzle-orm';
 import { LedgerIndeterminateError } from '../../src/clients/ledger-errors';
-import { StellarClient } from '../../src/clients/stellar.client';
+import { HorizonClient } from '../../src/clients/horizon.client';
 import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { databaseState, queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
@@ -182,7 +182,7 @@ describe('the ledger accepting connections but never answering', () => {
     let holdAnswersMs = 0;
     front = await startFakeServer(forwardTo(ledger.url, { holdAnswerMs: () => holdAnswersMs }));
     const readTimeoutMs = 1500;
-    const service = await startApp({ HORIZON_URL: front.url, FRIENDBOT_URL: `${front.url}/friendbot`, LEDGER_READ_TIMEOUT_MS: String(readTimeoutMs) });
+    const service = await startApp({ STELLAR_RPC_URL: '', HORIZON_URL: front.url, FRIENDBOT_URL: `${front.url}/friendbot`, LEDGER_READ_TIMEOUT_MS: String(readTimeoutMs) });
     const alice = await fundedUser(service, 10);
     const bob: CreatedUser = await createUser(service);
     const before = await databaseState(service.container.database);
@@ -215,7 +215,7 @@ describe('a submission whose answer comes after the submit timeout', () => {
   it('is settled by ledger evidence, never rebuilt, and the transfer applies exactly once', async () => {
     let submissionAnswerMs = 0;
     front = await startFakeServer(forwardTo(ledger.url, { holdAnswerMs: (req) => (req.method === 'POST' && req.url?.startsWith('/transactions') ? submissionAnswerMs : 0) }));
-    const service = await startApp({ HORIZON_URL: front.url, LEDGER_SUBMIT_TIMEOUT_MS: '300', LEDGER_SETTLE_BASE_MS: '50' });
+    const service = await startApp({ STELLAR_RPC_URL: '', HORIZON_URL: front.url, LEDGER_SUBMIT_TIMEOUT_MS: '300', LEDGER_SETTLE_BASE_MS: '50' });
     const alice = await fundedUser(service, 10);
     const bob = await createUser(service);
     // Submissions reach the ledger at once but their answers take 2 s; lookups answer at once.
@@ -230,7 +230,7 @@ describe('a submission whose answer comes after the submit timeout', () => {
     expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['5.0000000', '5.0000000']);
     expect(submissionsSeen() - submissionsBefore).toBe(1); // never a second envelope
     // The client alone says what it knows: the outcome is unknown, here is the hash to settle by.
-    const client = new StellarClient({ horizonUrl: front.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300 });
+    const client = new HorizonClient({ horizonUrl: front.url, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, submitTimeoutMs: 300, retentionLedgers: 120_960 });
     const [source, destination] = [Keypair.random(), Keypair.random()];
     for (const pair of [source, destination]) expect((await fetch(`${ledger.url}/friendbot?addr=${pair.publicKey()}`)).ok).toBe(true);
     await expect(client.submit(await signedPayment(client, source, destination))).rejects.toBeInstanceOf(LedgerIndeterminateError);
@@ -302,7 +302,7 @@ describe('the distribution account out of tokens', () => {
 
 const verify = (user: CreatedUser, reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(user.token)).send({ reference });
 
-async function signedPayment(client: StellarClient, source: Keypair, destination: Keypair) {
+async function signedPayment(client: HorizonClient, source: Keypair, destination: Keypair) {
   const loaded = (await client.loadAccount(source.publicKey()))!;
   const tx = new TransactionBuilder(new Account(source.publicKey(), loaded.sequence), { fee: '100', networkPassphrase: client.networkPassphrase })
     .addOperation(Operation.payment({ destination: destination.publicKey(), asset: Asset.native(), amount: '1' }))

@@ -86,7 +86,7 @@ export class JournalRepository {
           .set({ envelopeId: stored!.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
           .where(and(inArray(ledgerEntries.id, entryIds), MOVABLE))
           .returning({ id: ledgerEntries.id });
-        if (moved.length !== entryIds.length) {
+        if (moved.length !== new Set(entryIds).size) {
           const kept = new Set(moved.map((m) => m.id));
           throw new LostEntries(entryIds.filter((id) => !kept.has(id)));
         }

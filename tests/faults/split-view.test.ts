@@ -1,0 +1,108 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../helpers/database-state';
+import { openJournal } from '../helpers/journal-fixtures';
+import { eventually } from '../helpers/eventually';
+import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
+import { chargeSuccess, mintRecords, paidIntent, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
+import { LEDGER_APIS } from '../helpers/sandboxes';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+import { withSandboxes } from '../helpers/with-sandboxes';
+
+/**
+ * A load-balanced ledger API whose instances stand at different ledgers. Submissions apply and are
+ * answered with a timeout; then, for SPLIT_MS (many times the envelopes' ledger bounds),
+ * every lookup by hash reaches an instance that has not ingested the ledger that applied it (a
+ * consistent older prefix: its own latest ledger is the one before), while account and
+ * latest-ledger reads reach an instance that has. Ledgers close on a timer meanwhile, so the
+ * network passes each envelope's last ledger long before the lookups can see it.
+ *
+ * A rule that combines answers (the hash absent from one instance, the source account's sequence
+ * spent on another) judges the applied envelope dead and signs its payment again. Every key and
+ * every payment reference must move money exactly once, and the audit must find nothing.
+ */
+jest.setTimeout(180_000);
+
+const SPLIT_MS = 6000;
+const LEDGER_CLOSE_MS = 250;
+const JOURNAL = {
+  LEDGER_TX_TIMEOUT_LEDGERS: '4', // about a second of ledgers: the split lasts six times that
+  LEDGER_SUBMIT_TIMEOUT_MS: '800',
+  LEDGER_SETTLE_BASE_MS: '50',
+  LEDGER_ANSWER_WAIT_MS: '1000',
+  LEDGER_LEASE_MS: '1500',
+  LEDGER_RECHECK_MS: '200',
+  RECONCILE_INTERVAL_MS: '250',
+  WEBHOOK_RETRY_BASE_MS: '200',
+  LEDGER_CHANNELS: '2',
+};
+
+/** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
+function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>, what: string) {
+  return eventually(async () => {
+    const res = await send();
+    return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
+  }, what, 120_000, 150);
+}
+
+describe.each(LEDGER_APIS)('through %s, with lookups by hash on an instance a ledger behind', (api) => {
+  const { ledger, provider } = withSandboxes({ app: false, ledger: { api, ledgerCloseMs: LEDGER_CLOSE_MS, idleCloseMs: LEDGER_CLOSE_MS } });
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...JOURNAL });
+    app.container.start();
+    await supplyTokens(app);
+  });
+  afterAll(() => app.close());
+
+  it('moves every key and every payment reference once, and the audit is clean', async () => {
+    const admin = await adminToken(app);
+    const alice = await fundedUser(app, 10);
+    const [bob, carol] = [await createUser(app), await createUser(app)];
+    const buyers = [await createUser(app), await createUser(app), await createUser(app)];
+    const intents = await Promise.all(buyers.map((buyer, i) => paidIntent(app, buyer, 10 * (i + 1))));
+    const faultsBefore = ledger.faults.stats['split-then-504'];
+    // The first submissions of the load (a lookup instance that lags for ever would rightly leave
+    // everything open for ever: a split heals, and then the truth must come out once).
+    ledger.faults.set({ mode: 'split-then-504', lagMs: SPLIT_MS, next: 4 });
+
+    const three = <T>(send: () => Promise<T>) => Promise.all([send(), send(), send()]);
+    const [transfers, mints, ...settlements] = await Promise.all([
+      three(() => retryUntilFinal(() => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'split-transfer').send({ receiverPublicKey: bob.ledgerPublicKey, amount: 3 }), 'a transfer')),
+      three(() => retryUntilFinal(() => app.http.post('/api/payments/mint-tokens').set(bearer(admin)).set('Idempotency-Key', 'split-mint').send({ userId: carol.userId, amount: 7 }), 'a mint')),
+      ...intents.map((intent, i) => {
+        const buyer = buyers[i]!;
+        const { body, signature } = signedEvent(chargeSuccess(intent.reference, 1000 * (i + 1)), provider.secretKey);
+        return Promise.all([
+          retryUntilFinal(() => app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }), 'a verify'),
+          retryUntilFinal(() => app.http.get(`/api/payments/callback?reference=${intent.reference}`), 'a callback page'),
+          retryUntilFinal(() => postWebhook(app, body, signature), 'a webhook'),
+        ]);
+      }),
+    ]);
+
+    // The split really happened: submissions were answered with a timeout while lookups lagged.
+    expect(ledger.faults.stats['split-then-504']).toBeGreaterThan(faultsBefore);
+    expect(transfers.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(mints.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const answers of settlements) expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const intent of intents) {
+      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 120_000);
+    }
+
+    // Every envelope settled while the split lasted (it covers every submission): then it ends.
+    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 120_000, 200);
+    ledger.faults.clear();
+    const balance = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
+    expect([await balance(alice), await balance(bob), await balance(carol)]).toEqual(['7.0000000', '3.0000000', '7.0000000']);
+    expect(await Promise.all(buyers.map(balance))).toEqual(['10.0000000', '20.0000000', '30.0000000']);
+    for (const buyer of buyers) expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
+    expect(await mintRecords(app, carol.userId)).toHaveLength(1);
+    const dead = await queryRows<{ failure: string }>(app.container.database, sql`select failure from ledger_envelopes where failure like 'never_applies%'`);
+    expect(dead).toEqual([]);
+    const audit = await app.container.audit();
+    expect(audit.discrepancies).toEqual([]);
+  });
+});
+
