@@ -4,7 +4,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The sandbox workspaces are here only for their types: src/container.ts names them and loads them
-# with import() when HORIZON_URL / PAYSTACK_SECRET_KEY is unset, so the compiler must resolve them
+# with import() when STELLAR_RPC_URL and HORIZON_URL / PAYSTACK_SECRET_KEY are unset, so the compiler must resolve them
 # (npm ci links them into node_modules/@wallet/). tsconfig.build.json compiles src/ only: nothing
 # of packages/ reaches dist/.
 COPY packages ./packages
@@ -23,7 +23,7 @@ COPY package.json package-lock.json ./
 # No sandboxes in this image: packages/ is not copied, and --workspaces=false keeps npm from
 # installing or linking the workspaces even if it were (without it, npm ci links every workspace
 # whose folder exists and installs its dependencies, --omit=dev or not). Production config refuses
-# to start without HORIZON_URL and PAYSTACK_SECRET_KEY; without NODE_ENV=production, an unset one
+# to start without STELLAR_RPC_URL or HORIZON_URL, and PAYSTACK_SECRET_KEY; without NODE_ENV=production, an unset one
 # stops the start with a message naming it (the sandbox cannot be loaded here).
 RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist

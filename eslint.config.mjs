@@ -22,7 +22,7 @@ const boundaries = [
   layer(['src/routes/**/*.ts'], ['**/db/**', '**/clients/**', '**/ledger/**', '@stellar/stellar-sdk', ...SANDBOXES], 'routes call services: no repository, client, journal or SDK below them'),
   layer(
     ['src/services/**/*.ts'],
-    [...HTTP, ...SANDBOXES, '@stellar/stellar-sdk', '**/clients/stellar.client', '**/ledger/*', '!**/ledger/token-ledger', '!**/ledger/ledger-error-map'],
+    [...HTTP, ...SANDBOXES, '@stellar/stellar-sdk', '**/clients/horizon.client', '**/clients/rpc.client', '**/clients/ledger-api', '**/ledger/*', '!**/ledger/token-ledger', '!**/ledger/ledger-error-map'],
     'services reach the ledger through TokenLedger only, and know nothing of HTTP',
   ),
   layer(['src/ledger/**/*.ts'], [...HTTP, '**/services/**', ...SANDBOXES], 'the ledger journal sits below the services and HTTP'),

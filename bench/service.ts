@@ -218,6 +218,7 @@ export class ServiceInstance {
       JWT_SECRET: '',
       WALLET_ENCRYPTION_KEY: '',
       WALLET_ENCRYPTION_KEY_PREVIOUS: '',
+      STELLAR_RPC_URL: '',
       HORIZON_URL: '',
       STELLAR_NETWORK_PASSPHRASE: '',
       FRIENDBOT_URL: '',
@@ -357,9 +358,19 @@ export class LedgerSandboxProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** What the service needs to use it instead of the embedded ledger. */
+  /** What the service needs to use it instead of the embedded ledger, through Horizon. */
   get env(): Record<string, string> {
-    return { HORIZON_URL: this.url, STELLAR_NETWORK_PASSPHRASE: 'Wallet Sandbox Network ; 2026', FRIENDBOT_URL: `${this.url}/friendbot` };
+    return this.envFor('horizon');
+  }
+
+  /** The same, through the API named: Stellar RPC (served at /rpc) or Horizon (at the root). */
+  envFor(api: 'rpc' | 'horizon'): Record<string, string> {
+    return {
+      STELLAR_RPC_URL: api === 'rpc' ? `${this.url}/rpc` : '',
+      HORIZON_URL: api === 'horizon' ? this.url : '',
+      STELLAR_NETWORK_PASSPHRASE: 'Wallet Sandbox Network ; 2026',
+      FRIENDBOT_URL: `${this.url}/friendbot`,
+    };
   }
 
   async dispose(): Promise<void> {

@@ -16,12 +16,13 @@ async function restrictedImports(file: string, code: string): Promise<string[]> 
 describe('layer boundaries', () => {
   it.each([
     ['a repository importing a service', 'src/db/repositories/user.repository.ts', "import { UserService } from '../../services/user.service';\nexport const x = UserService;"],
-    ['a service importing the Horizon client', 'src/services/user.service.ts', "import { StellarClient } from '../clients/stellar.client';\nexport const x = StellarClient;"],
+    ['a service importing the Horizon client', 'src/services/user.service.ts', "import { HorizonClient } from '../clients/horizon.client';\nexport const x = HorizonClient;"],
+    ['a service importing the RPC client', 'src/services/user.service.ts', "import { RpcClient } from '../clients/rpc.client';\nexport const x = RpcClient;"],
     ['a service importing the journal instead of TokenLedger', 'src/services/user.service.ts', "import { LedgerJournal } from '../ledger/ledger-journal';\nexport const x = LedgerJournal;"],
     ['a service importing the SDK', 'src/services/user.service.ts', "import { Operation } from '@stellar/stellar-sdk';\nexport const x = Operation;"],
     ['a route importing a repository', 'src/routes/users.routes.ts', "import { UserRepository } from '../db/repositories/user.repository';\nexport const x = UserRepository;"],
     ['the journal importing a route', 'src/ledger/ledger-journal.ts', "import { ledgerRoutes } from '../routes/ledger.routes';\nexport const x = ledgerRoutes;"],
-    ['a client importing the database', 'src/clients/stellar.client.ts', "import { users } from '../db/schema';\nexport const x = users;"],
+    ['a client importing the database', 'src/clients/rpc.client.ts', "import { users } from '../db/schema';\nexport const x = users;"],
     ['the sandbox importing the service', 'packages/horizon-sandbox/src/routes.ts', "import { createLogger } from '../../../src/logger';\nexport const x = createLogger;"],
     ['the service loading a sandbox statically', 'src/container.ts', "import { createHorizonSandbox } from '@wallet/horizon-sandbox';\nexport const x = createHorizonSandbox;"],
     ['a sandbox\'s test importing the service\'s test helpers', 'packages/paystack-sandbox/tests/checkout.test.ts', "import { launchBrowser } from '../../../tests/helpers/browser';\nexport const x = launchBrowser;"],
