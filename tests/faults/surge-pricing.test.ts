@@ -10,7 +10,9 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 // bids and lets the rest wait. Here a competing load keeps every ledger full at 1,000 stroops per
 // operation, ten times the service's opening bid. The service's envelopes wait, are fee-bumped
 // around the same inner transaction (same hash, same sequence number), land, and each write
-// happens exactly once: balances, records and the audit say so.
+// happens exactly once: balances, records and the audit say so. Each raise bids ten times the
+// waiting bid, the least stellar-core's queue (and the sandbox's) takes in its place: a smaller
+// one would be refused.
 
 jest.setTimeout(120_000);
 
@@ -40,6 +42,10 @@ const SERVICE_ENV = {
   LEDGER_RECHECK_MS: '300',
   RECONCILE_INTERVAL_MS: '300',
   MAX_FEE_STROOPS: '100000',
+  // Ledgers close every 300 ms here, not every 5 s: a submission waits two of them, so the raise
+  // meets its envelope still in the queue (dropped after 4): the queue must take it as a replacement
+  // (10x), and the envelope's 24 ledgers leave time for it to land.
+  LEDGER_SUBMIT_TIMEOUT_MS: '600',
 };
 
 let load: { stop(): Promise<number> } | undefined;
@@ -140,7 +146,7 @@ describe('surge pricing', () => {
     // The surge starts after the service last read /fee_stats (a reading kept for 10 minutes
     // here): its envelopes bid 100 stroops against a network clearing at 1,000, wait, and must be
     // bumped until they get in.
-    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV, LEDGER_FEE_STATS_CACHE_MS: '600000' });
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV, LEDGER_FEE_STATS_CACHE_MS: '600000' }, 'info');
     await supplyTokens(app);
     const alice = await fundedUser(app, 100);
     const bob = await createUser(app);
@@ -163,7 +169,8 @@ describe('surge pricing', () => {
     load = undefined;
 
     // Bumped: the journal kept each envelope's inner hash; the fee bump that applied is the last
-    // one it stored, bidding more than the first, and was charged no more than its bid.
+    // one it stored, each raise bidding ten times the one before (from the stale 100), and was
+    // charged no more than its bid.
     const envelopes = await app.container.journal.repository.allEnvelopes();
     const bumped = envelopes.filter((e) => e.bumps > 0);
     expect(bumped.length).toBeGreaterThanOrEqual(2); // the transfers' and the mints' envelopes
@@ -174,11 +181,17 @@ describe('surge pricing', () => {
       expect(record.fee_bump_transaction?.hash).toBe(envelope.outerHash);
       const operations = BigInt(record.operation_count) + 1n;
       expect(BigInt(record.max_fee)).toBe(envelope.bidStroops);
-      expect(BigInt(record.max_fee) / operations).toBeGreaterThan(100n); // the opening bid, from the stale reading
+      expect(BigInt(record.max_fee) / operations).toBe(100n * 10n ** BigInt(envelope.bumps));
       expect(BigInt(record.fee_charged)).toBeLessThanOrEqual(BigInt(record.max_fee));
       expect(envelope.feeCharged).toBe(BigInt(record.fee_charged));
     }
     expect((await app.http.get('/metrics')).text).toMatch(/^ledger_fee_bumps_total [1-9]\d*$/m);
+    // every raise was taken by the queue: none refused for its fee (and none swallowed unseen)
+    const refusals = app.logs
+      .flatMap((chunk) => chunk.split('\n').filter(Boolean))
+      .map((line) => JSON.parse(line) as { msg: string; code?: string })
+      .filter((l) => l.msg.startsWith('resubmission refused'));
+    expect(refusals.filter((l) => l.code === 'tx_insufficient_fee')).toEqual([]);
 
     // Exactly once: 10 + 11 + 12 moved, each payment minted once.
     await expectExactlyOnce([
