@@ -144,6 +144,8 @@ export interface ServiceOptions {
   /** A payment provider outside the service (the standalone sandbox, which sends no webhooks). */
   paystack?: { baseUrl: string; secretKey: string };
   extraEnv?: Record<string, string>;
+  /** The Horizon root of a ledger outside the service (a standalone sandbox); default its embedded one. */
+  ledgerHorizonUrl?: string;
 }
 
 export interface BenchEnvironment {
@@ -193,7 +195,7 @@ export class ServiceInstance {
   }
 
   get horizonUrl(): string {
-    return `${this.baseUrl}/sandbox/horizon`;
+    return this.options.ledgerHorizonUrl ?? `${this.baseUrl}/sandbox/horizon`;
   }
 
   /** The service's database: the outside server's, or the embedded server the service runs from its DATA_DIR. */

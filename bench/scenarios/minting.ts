@@ -143,6 +143,7 @@ async function mintingThrough(ctx: ScenarioContext, api: LedgerApiKind, s: Sizes
       bcryptCost: 4,
       paystack: { baseUrl: paystack.baseUrl, secretKey: paystack.secretKey },
       extraEnv: ledger.envFor(api),
+      ledgerHorizonUrl: ledger.url,
     });
     const service = svc;
     const admin = await adminToken(service);
