@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import type { EnvelopeSender } from './envelope-sender';
-import { bidPerOperation, type FeeBumper } from './fee-bumper';
+import { bidNamedBy, bidPerOperation, type FeeBumper } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
 import { factsOfTransaction } from './envelope-fate';
@@ -231,7 +231,11 @@ export class AccountSubmitter {
             return;
           }
           if (outcome.error.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
-          if (outcome.error.transactionCode === 'tx_insufficient_fee') bidFloor = bidPerOperation(tx) * 2n;
+          if (outcome.error.transactionCode === 'tx_insufficient_fee') {
+            // The refusal names the fee the queue would take; without it, twice the refused bid.
+            const named = bidNamedBy(outcome.error, tx);
+            bidFloor = named !== undefined && named > bidPerOperation(tx) ? named : bidPerOperation(tx) * 2n;
+          }
           lastError = outcome.error;
           pending = survivors;
           continue;
