@@ -97,10 +97,13 @@ export class EnvelopeSender {
     const { client, journal } = this.options;
     let tx = sent;
     const bidding: Bidding = { queued: sent, refused: undefined, named: undefined };
+    // Every fee bump of it that ever left: any may be the one that applied (an API that finds a fee
+    // bump only by its own hash must be asked for each, or absence would be "proven" of the wrong one).
+    const sentHashes = new Set([...(facts.priorOuterHashes ?? []), sent.hash().toString('hex')]);
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0 || attempts > 1) await sleep(Math.min(4000, this.options.settleBaseDelayMs * 2 ** attempt));
       try {
-        const fate = await envelopeFate(client, facts, [...(facts.priorOuterHashes ?? []), tx.hash().toString('hex')]);
+        const fate = await envelopeFate(client, facts, [...sentHashes]);
         if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, { ledger: fate.ledger, feeCharged: fate.feeCharged, hash: fate.appliedHash });
         if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
         if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
@@ -109,6 +112,7 @@ export class EnvelopeSender {
           this.options.logger.warn({ hash: facts.hash, firstLedger: facts.firstLedger }, "envelope's ledgers left the ledger API's history window: settle it by hand");
         }
         tx = await this.bumpIfWaiting(envelopeId, tx, bidding, facts, fate.latestLedger);
+        sentHashes.add(tx.hash().toString('hex'));
         if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
         const result = await client.submit(tx);
         return this.applied(envelopeId, facts.hash, result);
