@@ -59,9 +59,9 @@ interface StoredOperationBase {
 export type StoredPayment = StoredOperationBase &
   (
     | { type: 'create_account'; account: string; funder: string; startingBalance: string }
-    | { type: 'payment'; from: string; to: string; asset: AssetRef; amount: string }
+    | { type: 'payment'; from: string; to: string; asset: AssetRef; amount: string; toMuxedId?: string }
     /** `account` was merged into `into`; the amount moved is in the result XDR, as on Horizon. */
-    | { type: 'account_merge'; account: string; into: string }
+    | { type: 'account_merge'; account: string; into: string; toMuxedId?: string }
   );
 
 export interface PageQuery {
@@ -88,6 +88,8 @@ export class LedgerHistory {
   private readonly paymentsByAccount = new Map<string, StoredPayment[]>();
   /** Only ledgers that hold transactions; the records are the ones indexed by hash, not copies. */
   private readonly transactionsByLedger = new Map<number, StoredTransaction[]>();
+  /** Only ledgers that hold payments, in the order their operations applied. */
+  private readonly paymentsByLedger = new Map<number, StoredPayment[]>();
 
   addLedger(header: LedgerHeader, transactions: StoredTransaction[], payments: StoredPayment[]): void {
     this.ledgerList.push(header);
@@ -98,6 +100,7 @@ export class LedgerHistory {
       if (tx.inner) this.transactionsByHash.set(tx.inner.hash, tx);
     }
     if (transactions.length > 0) this.transactionsByLedger.set(header.sequence, transactions);
+    if (payments.length > 0) this.paymentsByLedger.set(header.sequence, payments);
     for (const payment of payments) {
       const parties = paymentParties(payment);
       for (const account of new Set(parties)) {
@@ -114,6 +117,17 @@ export class LedgerHistory {
 
   ledger(sequence: number): LedgerHeader | undefined {
     return this.ledgersBySequence.get(sequence);
+  }
+
+  /** A closed ledger with its transactions (application order) and payments (operation order). */
+  closedLedger(sequence: number): ClosedLedger | undefined {
+    const header = this.ledgersBySequence.get(sequence);
+    if (!header) return undefined;
+    return {
+      header,
+      transactions: this.transactionsByLedger.get(sequence) ?? [],
+      payments: this.paymentsByLedger.get(sequence) ?? [],
+    };
   }
 
   /** `upToLedger` leaves out newer ledgers, for a read side that has not ingested them yet. */

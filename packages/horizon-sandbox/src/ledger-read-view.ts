@@ -1,4 +1,4 @@
-import type { PageQuery, StoredPayment, StoredTransaction } from './ledger-history';
+import type { ClosedLedger, PageQuery, StoredPayment, StoredTransaction } from './ledger-history';
 import type { AccountEntry, LedgerHeader, LedgerState } from './ledger-state';
 
 /**
@@ -12,6 +12,8 @@ export interface LedgerReadView {
   account(id: string): Readonly<AccountEntry> | undefined;
   transaction(hash: string): StoredTransaction | undefined;
   ledger(sequence: number): LedgerHeader | undefined;
+  /** An ingested ledger with its transactions and payments (RPC's getEvents derives its events from them). */
+  closedLedger(sequence: number): ClosedLedger | undefined;
   ledgers(query: PageQuery): LedgerHeader[];
   paymentsFor(account: string, query: PageQuery): StoredPayment[];
   /** The transactions of the last few ingested ledgers, which /fee_stats describes. */
@@ -36,6 +38,10 @@ export class CurrentView implements LedgerReadView {
 
   ledger(sequence: number) {
     return this.state.history.ledger(sequence);
+  }
+
+  closedLedger(sequence: number) {
+    return this.state.history.closedLedger(sequence);
   }
 
   ledgers(query: PageQuery) {
@@ -83,6 +89,10 @@ export class ViewAtLedger implements LedgerReadView {
 
   ledger(sequence: number) {
     return sequence <= this.ingested ? this.state.history.ledger(sequence) : undefined;
+  }
+
+  closedLedger(sequence: number) {
+    return sequence <= this.ingested ? this.state.history.closedLedger(sequence) : undefined;
   }
 
   ledgers(query: PageQuery) {

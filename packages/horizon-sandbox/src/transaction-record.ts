@@ -1,4 +1,4 @@
-import { Asset, FeeBumpTransaction, xdr, type Memo, type Transaction } from '@stellar/stellar-sdk';
+import { Asset, FeeBumpTransaction, MuxedAccount, xdr, type Memo, type Transaction } from '@stellar/stellar-sdk';
 import { baseAccountId } from './account-ids';
 import { formatAmount, parseAmount } from './amounts';
 import type { Envelope, LedgerPosition, TransactionOutcome } from './apply-transaction';
@@ -103,6 +103,11 @@ function assetRef(asset: Asset): AssetRef {
   return { type, code: asset.getCode(), issuer: asset.getIssuer() };
 }
 
+/** A muxed (M) destination's id, which CAP-67's events carry as `to_muxed_id`. */
+function muxedIdOf(destination: string): { toMuxedId?: string } {
+  return destination.startsWith('M') ? { toMuxedId: MuxedAccount.fromAddress(destination, '0').id() } : {};
+}
+
 /** The create_account, payment and account_merge operations of a successful transaction, as /payments lists them. */
 export function buildPaymentRecords(envelope: Envelope, placement: Placement): StoredPayment[] {
   const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
@@ -132,9 +137,16 @@ export function buildPaymentRecords(envelope: Envelope, placement: Placement): S
         to: baseAccountId(op.destination),
         asset: assetRef(op.asset),
         amount: formatAmount(parseAmount(op.amount)),
+        ...muxedIdOf(op.destination),
       });
     } else if (op.type === 'accountMerge') {
-      payments.push({ ...base, type: 'account_merge', account: base.sourceAccount, into: baseAccountId(op.destination) });
+      payments.push({
+        ...base,
+        type: 'account_merge',
+        account: base.sourceAccount,
+        into: baseAccountId(op.destination),
+        ...muxedIdOf(op.destination),
+      });
     }
   });
   return payments;

@@ -12,6 +12,7 @@ import {
   resultAnswer,
   type RpcAnswer,
 } from './json-rpc';
+import { getEvents } from './methods/get-events';
 import { getFeeStats } from './methods/get-fee-stats';
 import { getLedgerEntries } from './methods/get-ledger-entries';
 import { getTransaction } from './methods/get-transaction';
@@ -25,6 +26,7 @@ const METHODS: Record<string, RpcMethod> = {
   sendTransaction,
   getTransaction,
   getLedgerEntries,
+  getEvents,
   getLatestLedger,
   getFeeStats,
   getHealth,
