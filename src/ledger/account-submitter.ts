@@ -194,7 +194,8 @@ export class AccountSubmitter {
         envelopeXdr: tx.toEnvelope().toXDR('base64'),
         outerHash: tx.hash().toString('hex'),
         bidStroops: BigInt(tx.fee),
-        bidLedger,
+        // Waiting is counted from the later of the fee reading (cached) and the ledger read just before signing.
+        bidLedger: Math.max(bidLedger ?? 0, facts.firstLedger) || undefined,
       };
       let attached: Awaited<ReturnType<JournalRepository['attach']>>;
       try {
