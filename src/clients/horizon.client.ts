@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { accountSchema, failureSchema, feeStatsSchema, paymentPageSchema, rootSchema, submitSchema, transactionSchema } from './horizon-schemas';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
-import { fundWithFriendbot, httpStatusOf, neverConnected, responseDataOf, unavailable, withDeadline } from './ledger-failures';
+import { httpStatusOf, neverConnected, responseDataOf, unavailable, withDeadline } from './ledger-failures';
 
 export interface HorizonClientOptions {
   horizonUrl: string;
@@ -93,12 +93,11 @@ export class HorizonClient implements LedgerApi {
    */
   async lookupTransaction(hash: string): Promise<TransactionLookup> {
     const url = `${this.server.serverURL.toString().replace(/\/+$/, '')}/transactions/${hash}`;
-    let response: { status: number; data: unknown; headers: Record<string, unknown> };
-    try {
-      response = await this.server.httpClient.get(url, { validateStatus: () => true } as never) as typeof response;
-    } catch (err) {
-      throw unavailable(err);
-    }
+    // The SDK's HTTP client throws for a non-2xx answer and keeps it (with its headers) on the error.
+    const response = await this.server.httpClient.get<unknown>(url).catch((err: unknown) => {
+      if (httpStatusOf(err) === undefined) throw unavailable(err);
+      return (err as { response: HttpAnswer }).response;
+    });
     if (response.status === 404) {
       const latestLedger = Number(headerOf(response.headers, 'latest-ledger'));
       // Without the header the answer proves nothing: treat it as unreadable.
@@ -153,9 +152,6 @@ export class HorizonClient implements LedgerApi {
     }
   }
 
-  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
-    return fundWithFriendbot(friendbotUrl, publicKey);
-  }
 
   /**
    * One read from Horizon, its answer validated. Horizon unreachable, failing or answering what the
@@ -202,7 +198,14 @@ function feeChargedOf(resultXdr: string | undefined): bigint | undefined {
   }
 }
 
-function headerOf(headers: Record<string, unknown> | { get?(name: string): unknown }, name: string): unknown {
+/** What the SDK's HTTP client answers (its type is not exported). */
+interface HttpAnswer {
+  status: number;
+  data: unknown;
+  headers: Record<string, unknown> | { get?(name: string): unknown };
+}
+
+function headerOf(headers: HttpAnswer['headers'], name: string): unknown {
   if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): unknown }).get(name);
   return (headers as Record<string, unknown>)[name];
 }

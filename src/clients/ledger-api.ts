@@ -100,8 +100,6 @@ export interface LedgerApi {
    * keeps no such index (its CAP-67 events depend on a Core setting providers may not turn on).
    */
   tokenPaymentsOf?(publicKey: string, asset: Asset): Promise<LedgerPayment[]>;
-  /** Funds a new account through a friendbot (the sandbox's, or testnet's). */
-  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void>;
 }
 
 /** The balance line of an asset (XLM when `asset` is native or undefined), or undefined when the account has none. */

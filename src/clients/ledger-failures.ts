@@ -1,4 +1,3 @@
-import axios from 'axios';
 import { LedgerUnavailableError } from './ledger-errors';
 
 // How both ledger adapters read a failed HTTP exchange: whether any byte may have left this
@@ -26,19 +25,6 @@ export function unavailable(err: unknown): LedgerUnavailableError {
   if (err instanceof LedgerUnavailableError) return err;
   const code = (err as { code?: unknown })?.code;
   return new LedgerUnavailableError(`Ledger unavailable${typeof code === 'string' ? ` (${code})` : ''}`);
-}
-
-/**
- * Funds a new account through a friendbot (the sandbox's, or testnet's). A 400 means the account
- * already exists: the state that was wanted.
- */
-export async function fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
-  const url = new URL(friendbotUrl);
-  url.searchParams.set('addr', publicKey);
-  const res = await axios.get(url.toString(), { timeout: 30_000, validateStatus: () => true }).catch((err: unknown) => {
-    throw unavailable(err);
-  });
-  if (res.status >= 500) throw new LedgerUnavailableError(`Friendbot answered ${res.status}`);
 }
 
 /** Rejects after `ms` with `error()`; the timer is cleared whichever way `work` ends. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
 import { LedgerIndeterminateError, LedgerUnavailableError } from './ledger-errors';
-import { fundWithFriendbot, neverConnected, unavailable, withDeadline } from './ledger-failures';
+import { neverConnected, unavailable, withDeadline } from './ledger-failures';
 import { rejectionOf } from './result-codes';
 
 export interface RpcClientOptions {
@@ -47,11 +47,13 @@ export class RpcClient implements LedgerApi {
    */
   async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
     const hash = tx.hash().toString('hex');
-    const unknown = () => new LedgerIndeterminateError(hash);
-    return withDeadline(this.sendAndPoll(tx, hash), this.submitTimeoutMs, unknown);
+    const deadline = Date.now() + this.submitTimeoutMs;
+    return withDeadline(this.sendAndPoll(tx, hash, deadline), this.submitTimeoutMs, () => new LedgerIndeterminateError(hash));
   }
 
-  private async sendAndPoll(tx: Transaction | FeeBumpTransaction, hash: string): Promise<SubmitResult> {
+  /** Sends, then polls until `deadline` (the poll stops there too: nothing keeps asking after the caller gave up). */
+  private async sendAndPoll(tx: Transaction | FeeBumpTransaction, hash: string, deadline: number): Promise<SubmitResult> {
+    const feeBump = 'innerTransaction' in tx;
     let sent: rpc.Api.SendTransactionResponse;
     try {
       sent = await this.server.sendTransaction(tx);
@@ -61,25 +63,20 @@ export class RpcClient implements LedgerApi {
     }
     if (sent.status === 'ERROR') {
       if (!sent.errorResult) throw new LedgerIndeterminateError(hash);
-      throw rejectionOf(sent.errorResult, 'innerTransaction' in tx);
+      throw rejectionOf(sent.errorResult, feeBump);
     }
     if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') throw new LedgerIndeterminateError(hash);
-    for (let attempt = 0; ; attempt++) {
-      const lookup = await this.lookupTransaction(hash).catch(() => undefined);
-      if (lookup?.kind === 'found') {
-        const found = lookup.transaction;
-        if (found.successful) return { hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
-        throw await this.failure(hash, 'innerTransaction' in tx);
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const answer = await this.server.getTransaction(hash).catch(() => undefined);
+      // FAILED: in its ledger with tx_failed, refused with its codes as Horizon answers it
+      if (answer?.status === 'FAILED') throw rejectionOf(answer.resultXdr, feeBump);
+      if (answer?.status === 'SUCCESS') {
+        const found = this.foundOf(answer);
+        return { hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
-  }
-
-  /** A transaction that failed in its ledger: refused with its codes, as Horizon answers it. */
-  private async failure(hash: string, feeBump: boolean): Promise<Error> {
-    const answer = await this.server.getTransaction(hash).catch(() => undefined);
-    if (answer?.status !== 'FAILED') return new LedgerIndeterminateError(hash);
-    return rejectionOf(answer.resultXdr, feeBump);
+    throw new LedgerIndeterminateError(hash);
   }
 
   /**
@@ -97,13 +94,17 @@ export class RpcClient implements LedgerApi {
     const evidence = evidenceSchema.safeParse(answer);
     if (!evidence.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction');
     if (answer.status === 'NOT_FOUND') return { kind: 'absent', ...evidence.data };
-    const transaction: FoundTransaction = {
+    return { kind: 'found', transaction: this.foundOf(answer) };
+  }
+
+  /** A transaction in a ledger; `hash` is the envelope's own (a fee bump's, when it was one). */
+  private foundOf(answer: rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse): FoundTransaction {
+    return {
       hash: TransactionBuilder.fromXDR(answer.envelopeXdr, this.networkPassphrase).hash().toString('hex'),
       successful: answer.status === 'SUCCESS',
       ledger: answer.ledger,
       feeCharged: answer.resultXdr.feeCharged().toBigInt(),
     };
-    return { kind: 'found', transaction };
   }
 
   /** The account and, with `asset`, its trustline: both from one getLedgerEntries answer. */
@@ -153,9 +154,6 @@ export class RpcClient implements LedgerApi {
     return evidence.data;
   }
 
-  fundWithFriendbot(friendbotUrl: string, publicKey: string): Promise<void> {
-    return fundWithFriendbot(friendbotUrl, publicKey);
-  }
 
   /** One read: unreachable, failing, a JSON-RPC error or an answer the SDK cannot parse are all "unavailable". */
   private async call<T>(read: () => Promise<T>): Promise<T> {

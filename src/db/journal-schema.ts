@@ -22,8 +22,6 @@ export const ledgerEnvelopes = pgTable(
     /** The transaction's source account: the lane whose sequence number it consumes. */
     sourceAccount: text('source_account').notNull(),
     sequence: bigint('sequence', { mode: 'bigint' }).notNull(),
-    /** Unix seconds after which the network refuses it (tx_too_late); 0 for ledger-bounded envelopes. */
-    maxTime: bigint('max_time', { mode: 'bigint' }).notNull(),
     /**
      * The first and last ledgers it can enter (its ledgerBounds; the first was read from the ledger
      * API before signing). Null for an envelope signed before envelopes were ledger-bounded.

@@ -187,7 +187,6 @@ export class AccountSubmitter {
       const stored = {
         hash,
         sequence: facts.sequence,
-        maxTime: 0n,
         firstLedger: facts.firstLedger,
         lastLedger: facts.lastLedger,
         sourceAccount: facts.source,

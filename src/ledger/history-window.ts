@@ -1,5 +1,6 @@
 import type { LedgerApi } from '../clients/ledger-api';
 import type { JournalRepository } from '../db/repositories/journal.repository';
+import { CachedReading } from './cached-reading';
 
 export interface HistoryWindowReading {
   oldestLedger: number;
@@ -16,21 +17,19 @@ export interface HistoryWindowReading {
  * envelopes, for /readyz and the metrics; read at most once per `cacheMs`.
  */
 export class HistoryWindow {
-  private cached: { at: number; reading: Promise<HistoryWindowReading | undefined> } | undefined;
+  private readonly reading: CachedReading<HistoryWindowReading>;
 
   constructor(
     private readonly client: LedgerApi,
     private readonly journal: JournalRepository,
-    private readonly cacheMs: number,
-  ) {}
+    cacheMs: number,
+  ) {
+    this.reading = new CachedReading(() => this.load(), cacheMs);
+  }
 
   /** The latest reading; undefined while the ledger API or the database cannot be read. */
   read(): Promise<HistoryWindowReading | undefined> {
-    const now = Date.now();
-    if (!this.cached || now - this.cached.at >= this.cacheMs) {
-      this.cached = { at: now, reading: this.load().catch(() => undefined) };
-    }
-    return this.cached.reading;
+    return this.reading.read();
   }
 
   private async load(): Promise<HistoryWindowReading> {

@@ -1,4 +1,5 @@
 import { Asset, Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
+import { fundWithFriendbot } from '../clients/friendbot';
 import { balanceOf, type LedgerApi } from '../clients/ledger-api';
 import type { SystemAccountName, SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { Logger } from '../logger';
@@ -63,7 +64,7 @@ export async function bootstrapLedger(input: {
     if (await client.loadAccount(pair.publicKey())) continue;
     if (!friendbotUrl) throw new Error(`the ${name} account ${pair.publicKey()} does not exist on the ledger and no FRIENDBOT_URL can fund it`);
     logger.info({ account: name, publicKey: pair.publicKey() }, 'funding system account through friendbot');
-    await client.fundWithFriendbot(friendbotUrl, pair.publicKey());
+    await fundWithFriendbot(friendbotUrl, pair.publicKey());
   }
   const done = (write: { state: string }, what: string) => {
     if (write.state !== 'confirmed') throw new Error(`${what} not confirmed yet`);

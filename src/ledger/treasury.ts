@@ -1,6 +1,7 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type LedgerAccount, type LedgerApi } from '../clients/ledger-api';
 import { parseTokenAmount } from '../domain/amounts';
+import { CachedReading } from './cached-reading';
 import { BASE_FEE_STROOPS } from './fee-policy';
 
 /** Stellar's base reserve: 0.5 XLM per account half-entry, in stroops. */
@@ -26,25 +27,23 @@ export interface TreasuryReading {
 
 /**
  * What the distribution account can still pay for: it sponsors every wallet's and channel's
- * reserves and pays every fee, so its XLM is the service's runway. Read from Horizon, at most
+ * reserves and pays every fee, so its XLM is the service's runway. Read from the ledger API, at most
  * once per `cacheMs`.
  */
 export class Treasury {
-  private cached: { at: number; reading: Promise<TreasuryReading | undefined> } | undefined;
+  private readonly reading: CachedReading<TreasuryReading>;
 
   constructor(
     private readonly client: LedgerApi,
     private readonly account: () => Promise<{ publicKey: string; asset: Asset }>,
     private readonly options: { walletStartingXlm: string; minSignupsLeft: number; cacheMs: number },
-  ) {}
+  ) {
+    this.reading = new CachedReading(() => this.load(), options.cacheMs);
+  }
 
   /** The latest reading; undefined while the ledger or the account cannot be read. */
   read(): Promise<TreasuryReading | undefined> {
-    const now = Date.now();
-    if (!this.cached || now - this.cached.at >= this.options.cacheMs) {
-      this.cached = { at: now, reading: this.load().catch(() => undefined) };
-    }
-    return this.cached.reading;
+    return this.reading.read();
   }
 
   private async load(): Promise<TreasuryReading | undefined> {

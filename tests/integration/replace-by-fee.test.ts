@@ -1,5 +1,6 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
+import { fundWithFriendbot } from '../../src/clients/friendbot';
 import { HorizonClient } from '../../src/clients/horizon.client';
 import type { LedgerApi } from '../../src/clients/ledger-api';
 import { LedgerIndeterminateError, LedgerRejectedError } from '../../src/clients/ledger-errors';
@@ -42,7 +43,7 @@ describe.each(LEDGER_APIS)('replace-by-fee in the queue (%s)', (api) => {
     ledger = await startLedgerSandbox({ api, ledgerCloseMs: 200, idleCloseMs: 0, maxOperationsPerLedger: 1, pendingDepthLedgers: 500 });
     const client = clientFor(api, ledger);
     const [feeSource, wallet] = [Keypair.random(), Keypair.random()];
-    for (const key of [feeSource, wallet]) await client.fundWithFriendbot(`${ledger.url}/friendbot`, key.publicKey());
+    for (const key of [feeSource, wallet]) await fundWithFriendbot(`${ledger.url}/friendbot`, key.publicKey());
     const loaded = (await client.loadAccount(wallet.publicKey()))!;
     const inner = new TransactionBuilder(new Account(wallet.publicKey(), loaded.sequence), { fee: '0', networkPassphrase: SANDBOX_NETWORK_PASSPHRASE })
       .addOperation(Operation.payment({ destination: feeSource.publicKey(), asset: Asset.native(), amount: '1' }))

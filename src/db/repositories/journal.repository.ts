@@ -16,7 +16,6 @@ export interface NewEnvelope {
   hash: string;
   sourceAccount: string;
   sequence: bigint;
-  maxTime: bigint;
   firstLedger: number | undefined;
   lastLedger: number | undefined;
   envelopeXdr: string;

@@ -3,15 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sendProblem, staleHistory, timeout } from '../problems';
 import type { FaultPlan } from './fault-plan';
 
-/** What nginx in front of Horizon answers when Horizon's own answer is lost: HTML, not a problem document. */
-export const BAD_GATEWAY_PAGE = `<html>
-<head><title>502 Bad Gateway</title></head>
+/** What nginx in front of an API answers when the API's own answer is lost: HTML, not a problem document. */
+export const nginxPage = (status: string) => `<html>
+<head><title>${status}</title></head>
 <body>
-<center><h1>502 Bad Gateway</h1></center>
+<center><h1>${status}</h1></center>
 <hr><center>nginx</center>
 </body>
 </html>
 `;
+
+export const BAD_GATEWAY_PAGE = nginxPage('502 Bad Gateway');
 
 /**
  * refuse-503 and try-again-later answer before the transaction is applied; true if one did. Horizon's
@@ -33,14 +35,20 @@ export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefine
 /**
  * Delivers the answer to a submission that core has processed, or what the fault puts in its place.
  * The fault does not look at the outcome: a timeout, a dropped connection or a proxy error hides a
- * rejection as well as a success.
+ * rejection as well as a success. `timedOut` is how this API says it gave up waiting (Horizon's
+ * own 504 problem by default; RPC never answers 504 itself, so there it is the proxy's page).
  */
-export async function answerWithFault(res: Response, fault: FaultPlan | undefined, answer: () => void): Promise<void> {
+export async function answerWithFault(
+  res: Response,
+  fault: FaultPlan | undefined,
+  answer: () => void,
+  timedOut: () => void = () => sendProblem(res, timeout()),
+): Promise<void> {
   switch (fault?.mode) {
     case 'apply-then-504':
     case 'lag-then-504':
     case 'split-then-504':
-      return sendProblem(res, timeout());
+      return timedOut();
     case 'apply-then-502':
       res.status(502).type('text/html').send(BAD_GATEWAY_PAGE);
       return;

@@ -1,0 +1,1 @@
+ALTER TABLE "ledger_envelopes" DROP COLUMN "max_time";
