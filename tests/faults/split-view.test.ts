@@ -19,7 +19,8 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  *
  * A rule that combines answers (the hash absent from one instance, the source account's sequence
  * spent on another) judges the applied envelope dead and signs its payment again. Every key and
- * every payment reference must move money exactly once, and the audit must find nothing.
+ * every payment reference must move money exactly once, no envelope judged dead may be on the
+ * ledger, and the audit must find nothing.
  */
 jest.setTimeout(180_000);
 
@@ -99,8 +100,10 @@ describe.each(LEDGER_APIS)('through %s, with lookups by hash on an instance a le
     expect(await Promise.all(buyers.map(balance))).toEqual(['10.0000000', '20.0000000', '30.0000000']);
     for (const buyer of buyers) expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
     expect(await mintRecords(app, carol.userId)).toHaveLength(1);
-    const dead = await queryRows<{ failure: string }>(app.container.database, sql`select failure from ledger_envelopes where failure like 'never_applies%'`);
-    expect(dead).toEqual([]);
+    // An envelope may rightly be judged dead (on a busy machine one can outlive its four ledgers
+    // in the queue); then the whole ledger, seen after the split, must not hold it.
+    const dead = await queryRows<{ hash: string }>(app.container.database, sql`select hash from ledger_envelopes where failure like 'never_applies%'`);
+    for (const { hash } of dead) expect([hash, (await fetch(`${ledger.url}/transactions/${hash}`)).status]).toEqual([hash, 404]);
     const audit = await app.container.audit();
     expect(audit.discrepancies).toEqual([]);
   });
