@@ -3,7 +3,6 @@ import type { Config } from 'jest';
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
 const service: Config = {
   displayName: 'service',
-  rootDir: __dirname,
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { embeddedDatabasePassword, readDevSecrets } from '../../config/dev-secrets';
 import { findBinaries } from './binaries';
-import { letPostgresIn, postgresUserIfRoot, prepareOwnership, reachHint } from './run-as-postgres';
+import { postgresUserIfRoot, prepareOwnership, reachHint } from './run-as-postgres';
+import { locateDataDirectory } from './data-location';
 import { withFileLock } from './file-lock';
 import { carryOverPglite, isPgliteRefusal } from './pglite-import';
 import { freePort, logTail, postmasterRuns, readPostmasterPid, removeStalePid, run, startServer, stopServer, type Runner } from './postmaster';
@@ -59,12 +60,12 @@ const EPHEMERAL_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_
 
 export async function attachEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
   const dataDir = path.resolve(options.dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   const say = options.onEvent ?? (() => undefined);
   fs.mkdirSync(dataDir, { recursive: true });
-  const runAs = postgresUserIfRoot();
+  const runAs = postgresUserIfRoot(say);
   const runner: Runner = { binaries: findBinaries(runAs), runAs };
-  if (runAs) letPostgresIn(runAs, dataDir, say);
+  const { pgDir, note } = locateDataDirectory(dataDir, runAs);
+  if (note) say(note);
   // One name per attachment: this process's other attachments (tests hold several) count as others.
   const applicationName = `wallet:${process.pid}:${++attachments}`;
   const settings = options.ephemeral ? EPHEMERAL_SETTINGS : {};

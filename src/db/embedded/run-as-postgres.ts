@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RunAs } from './binaries';
@@ -10,19 +10,42 @@ const POSTGRES_USER = 'postgres';
 
 /**
  * PostgreSQL refuses to run as root. As root the server runs as the `postgres` system user
- * (Debian's postgresql packages and most images have one); without one, say how to add it.
+ * (Debian's postgresql packages and many images have one). A fresh image often has none: it is
+ * added then, as a system user with no home and no login shell, the way those packages add it.
  */
-export function postgresUserIfRoot(): RunAs | undefined {
+export function postgresUserIfRoot(say: (message: string) => void, user = POSTGRES_USER): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
+  const existing = systemUser(user);
+  if (existing) return existing;
+  const added = [
+    ['useradd', '--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', user],
+    ['adduser', '-S', '-D', '-H', '-s', '/sbin/nologin', user], // BusyBox (Alpine)
+  ].some(([command, ...args]) => {
+    try {
+      execFileSync(command!, args, { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const created = added ? systemUser(user) : undefined;
+  if (!created) {
+    throw new Error(
+      `the embedded PostgreSQL server cannot run as root, and there is no "${user}" system user to run it as, nor could one be added: ` +
+        `add one (useradd --system --user-group --no-create-home ${user}), run the service as another user, or set DATABASE_URL`,
+    );
+  }
+  say(`system user "${user}" added (uid ${created.uid}): the embedded PostgreSQL server runs as it, since PostgreSQL refuses to run as root`);
+  return created;
+}
+
+function systemUser(user: string): RunAs | undefined {
   try {
-    const uid = Number(execFileSync('id', ['-u', POSTGRES_USER], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', POSTGRES_USER], { encoding: 'utf8' }).trim());
+    const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     return { uid, gid };
   } catch {
-    throw new Error(
-      'the embedded PostgreSQL server cannot run as root, and there is no "postgres" system user to run it as: ' +
-        'add one (useradd --system --user-group --no-create-home postgres), run the service as another user, or set DATABASE_URL',
-    );
+    return undefined;
   }
 }
 
@@ -44,22 +67,6 @@ export function prepareOwnership(runAs: RunAs | undefined, pgDir: string, say: (
   fs.chmodSync(pgDir, 0o700);
 }
 
-/**
- * As root, DATA_DIR may be a directory only root can enter (mkdtemp makes them 0700): the
- * postgres user is let through it (search permission only, not listing), or told why not.
- */
-export function letPostgresIn(runAs: RunAs, dataDir: string, say: (message: string) => void): void {
-  const canEnter = () => spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dataDir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
-  if (canEnter()) return;
-  const { mode, uid } = fs.statSync(dataDir);
-  if (uid === 0 && (mode & 0o001) === 0) {
-    fs.chmodSync(dataDir, (mode & 0o7777) | 0o001);
-    say(`${dataDir}: search permission added for other users, so the postgres user reaches DATA_DIR/pg`);
-    if (canEnter()) return;
-  }
-  throw new Error(`as root the embedded PostgreSQL server runs as the postgres user, who cannot reach ${dataDir}: choose a DATA_DIR outside /root, or set DATABASE_URL`);
-}
-
 export function reachHint(runAs: RunAs | undefined, pgDir: string): string {
-  return runAs ? ` (as root the server runs as the postgres user, who must be able to reach ${path.dirname(pgDir)}: choose a DATA_DIR outside /root)` : '';
+  return runAs ? ` (as root the server runs as the postgres user, who must be able to reach ${path.dirname(pgDir)})` : '';
 }
