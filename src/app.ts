@@ -25,6 +25,8 @@ export interface AppDeps {
   /** Raw-body routes (webhooks) that must see the exact bytes: mounted before the JSON parser. */
   rawMounts?: Record<string, Router>;
   corsOrigins: string[];
+  /** Where clients reach the service (PUBLIC_BASE_URL): the server the OpenAPI document names. */
+  publicBaseUrl: string;
   trustProxy?: string;
   /** Readiness probe: resolves when the service can do its work. */
   /** For /readyz: 503 unless ready; warnings (still serving, but an operator should act) are listed. */
@@ -63,7 +65,7 @@ export function createApp(deps: AppDeps): Express {
   });
   if (deps.metrics) app.get('/metrics', deps.metrics.handler);
   // GET /openapi.json and Swagger UI at /docs, generated from the same route tables mounted below.
-  app.use(docsRouter(deps.routeGroups));
+  app.use(docsRouter(deps.routeGroups, deps.publicBaseUrl));
 
   // Before the parsers and the raw mounts: their failures under a group are answered in its shape too.
   for (const base of Object.keys(deps.routeGroups)) app.use(base, errorShapeForGroup(base));

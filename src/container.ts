@@ -228,6 +228,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       '/api/payments/webhook': paymentsWebhookRouter({ inbox: webhookInbox, secretKey: config.payments.provider.secretKey, rateLimits }),
     },
     corsOrigins: config.corsOrigins,
+    publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
     ready: readinessProbe(db, journal.client, treasury, history),
   });

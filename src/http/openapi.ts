@@ -64,13 +64,26 @@ export function operationIdOf(method: string, fullPath: string): string {
 
 const tagOf = (base: string) => pascal(base.split('/').filter(Boolean).pop() ?? 'api');
 
-function packageVersion(): string {
+interface PackageFacts {
+  version: string;
+  license: string;
+}
+
+function packageFacts(): PackageFacts {
   try {
-    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as Partial<PackageFacts>;
+    return { version: pkg.version ?? '0.0.0', license: pkg.license ?? 'UNLICENSED' };
   } catch {
-    return '0.0.0';
+    return { version: '0.0.0', license: 'UNLICENSED' };
   }
+}
+
+/**
+ * package.json's licence as OpenAPI 3.1 names one: by an SPDX expression. npm's `UNLICENSED`
+ * (private: no licence is granted) is not on the SPDX list, so it goes by a LicenseRef.
+ */
+function licenseOf(spdx: string): { name: string; identifier: string } {
+  return spdx === 'UNLICENSED' ? { name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-Proprietary' } : { name: spdx, identifier: spdx };
 }
 
 /** A JSON media type with one example, or several named ones. */
@@ -226,12 +239,22 @@ function withoutNullParameters(doc: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
+export interface DocumentOptions {
+  /**
+   * Where clients reach this deployment (config.publicBaseUrl: PUBLIC_BASE_URL, by default
+   * http://localhost:PORT): the document's one server, the base URL of Swagger UI's "Try it out"
+   * and of generated clients. The served document always names it; without it (the Postman
+   * generator, whose requests take {{base_url}}) the document names no server.
+   */
+  serverUrl?: string;
+}
+
 /**
  * The OpenAPI 3.1 document of the service, generated from the route tables (the same zod schemas
  * that validate requests) plus the few routes outside them (health, metrics, the webhook).
  * Request schemas are documented as their input types: what a client sends, before transforms.
  */
-export function buildOpenApiDocument(routeGroups: Record<string, RouteDef[]>): OpenApiDocument {
+export function buildOpenApiDocument(routeGroups: Record<string, RouteDef[]>, options: DocumentOptions = {}): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -248,9 +271,11 @@ export function buildOpenApiDocument(routeGroups: Record<string, RouteDef[]>): O
     name,
     description: TAG_TEXT[name] ?? `Routes under /api/${name.toLowerCase()}`,
   }));
+  const pkg = packageFacts();
   const doc = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Wallet Service API', version: packageVersion(), description: DESCRIPTION },
+    info: { title: 'Wallet Service API', version: pkg.version, description: DESCRIPTION, license: licenseOf(pkg.license) },
+    ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl, description: 'This deployment (PUBLIC_BASE_URL)' }] }),
     tags,
   });
   delete doc.webhooks;

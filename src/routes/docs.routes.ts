@@ -39,15 +39,15 @@ const INITIALIZER = `window.addEventListener('load', function () {
 `;
 
 /**
- * GET /openapi.json (generated once from the route tables) and Swagger UI at GET /docs, served
- * from the swagger-ui-dist package: no CDN, works offline.
+ * GET /openapi.json (generated once from the route tables, its server the service's public base
+ * URL) and Swagger UI at GET /docs, served from the swagger-ui-dist package: no CDN, works offline.
  */
-export function docsRouter(routeGroups: Record<string, RouteDef[]>): Router {
+export function docsRouter(routeGroups: Record<string, RouteDef[]>, publicBaseUrl: string): Router {
   const router = Router();
   let document: OpenApiDocument | undefined;
 
   router.get('/openapi.json', (_req, res) => {
-    document ??= buildOpenApiDocument(routeGroups);
+    document ??= buildOpenApiDocument(routeGroups, { serverUrl: publicBaseUrl });
     res.json(document);
   });
   router.get('/docs', (_req, res) => {

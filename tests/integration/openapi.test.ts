@@ -54,7 +54,8 @@ interface Operation {
 }
 interface LooseDoc {
   openapi: string;
-  info: { title: string; version: string };
+  info: { title: string; version: string; license?: { name: string; identifier?: string; url?: string } };
+  servers?: { url: string; description?: string }[];
   tags?: { name: string }[];
   paths: Record<string, Record<string, Operation>>;
   components: { schemas?: Record<string, JsonSchema>; securitySchemes?: Record<string, unknown> };
@@ -159,13 +160,16 @@ const ERROR_COMPONENT = { error: 'ErrorBody', message: 'AdminErrorBody', payment
 
 // ---- the app under test ----
 
+/** The app's PUBLIC_BASE_URL, as a deployment sets it (the default, http://localhost:PORT, is a development address). */
+const PUBLIC_BASE_URL = 'https://wallet.test';
+
 let app: TestApp;
 let document: OpenApiDocument;
 let doc: LooseDoc;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  document = buildOpenApiDocument(app.container.routeGroups);
+  app = await startTestApp({ PUBLIC_BASE_URL });
+  document = buildOpenApiDocument(app.container.routeGroups, { serverUrl: app.container.config.publicBaseUrl });
   doc = document as unknown as LooseDoc;
 });
 afterAll(async () => {
@@ -312,6 +316,13 @@ describe('the OpenAPI document', () => {
     const transfer400 = doc.paths['/api/ledger/transfer']!.post!.responses['400']!.content!;
     expect(Object.keys(transfer400).sort()).toEqual(['application/json', 'text/plain']);
     expect(transfer400['text/plain']!.example).toBe('Receiver account does not exist on the ledger');
+  });
+
+  it("names the service's public base URL as its server, and the package's licence", () => {
+    expect(doc.servers).toEqual([{ url: PUBLIC_BASE_URL, description: 'This deployment (PUBLIC_BASE_URL)' }]);
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { license: string };
+    expect(pkg.license).toBe('UNLICENSED');
+    expect(doc.info.license).toEqual({ name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-Proprietary' });
   });
 
   it('documents amounts by their input type: a JSON number or a decimal string', () => {
