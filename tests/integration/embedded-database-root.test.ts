@@ -67,7 +67,9 @@ async function npmStart(dir: string, port: number): Promise<{ child: ChildProces
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output.join('')}`);
     return (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) || undefined;
-  }, 'the service to answer /healthz');
+  }, 'the service to answer /healthz').catch((err: Error) => {
+    throw new Error(`${err.message}; it printed:\n${output.join('').slice(-3000)}`);
+  });
   return { child, output, url };
 }
 
