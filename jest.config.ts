@@ -1,5 +1,13 @@
 import type { Config } from 'jest';
 
+/**
+ * How long a test waits for what it needs before it fails naming it (tests/helpers/patience.ts):
+ * ten minutes, so a machine starved by other work only makes the run slower. The test timeout is a
+ * minute more, so eventually() gives up first, with its message. Defined here, not imported: this
+ * file must load as an ES module too (Node 22.18+), where a relative TypeScript import does not resolve.
+ */
+const PATIENCE_MS = 10 * 60 * 1000;
+
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
 const service: Config = {
   displayName: 'service',
@@ -12,12 +20,14 @@ const service: Config = {
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
   setupFiles: ['<rootDir>/tests/helpers/env.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/helpers/after-env.ts'],
+  globals: { PATIENCE_MS },
 };
 
 const config: Config = {
   // The service's suites, and each workspace's own (packages/*/jest.config.ts), in one run.
   projects: [service, '<rootDir>/packages/*/jest.config.ts'],
-  testTimeout: 30_000,
+  // The only test deadline (no file sets its own): the suite's patience and a margin.
+  testTimeout: PATIENCE_MS + 60_000,
   // Tests mostly wait (ledger closes, HTTP to the sandboxes, the database server in its own
   // process): 3 workers on 2 cores measured 86 s against 123 s with 2; 4 was slower (BENCHMARKS.md).
   maxWorkers: 3,

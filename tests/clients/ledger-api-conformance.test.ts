@@ -12,7 +12,6 @@ import { LEDGER_APIS, startLedgerSandbox, type LedgerApiKind, type RunningLedger
  * balances, the same refusal codes, the same hashes for a fee bump, the same evidence of absence,
  * and the same verdict on an answer lost after the ledger took the envelope.
  */
-jest.setTimeout(60_000);
 
 let ledger: RunningLedger;
 beforeAll(async () => {

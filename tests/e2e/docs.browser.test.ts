@@ -2,9 +2,6 @@ import type { Browser, Page } from 'playwright-core';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { launchBrowser, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
 
-// A real Chromium on a loaded 2-core machine can take a while: generous bounds, not timings.
-jest.setTimeout(90_000);
-
 let running: PublicApp;
 let browser: Browser;
 let page: Page;

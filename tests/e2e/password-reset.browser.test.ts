@@ -4,9 +4,6 @@ import { createUser, type CreatedUser } from '../helpers/factories';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 
-// A real Chromium on a loaded 2-core machine can take a while: generous bounds, not timings.
-jest.setTimeout(90_000);
-
 let ledger: RunningLedger;
 let smtp: TestSmtp;
 let running: PublicApp;

@@ -5,9 +5,6 @@ import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { createIntent, paymentRow, supplyTokens } from '../helpers/payment-fixtures';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 
-// A real Chromium on a loaded 2-core machine can take a while: generous bounds, not timings.
-jest.setTimeout(90_000);
-
 let ledger: RunningLedger;
 let provider: RunningProvider;
 let running: PublicApp;

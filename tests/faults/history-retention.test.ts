@@ -13,7 +13,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * second time if it had applied). It stays open, /readyz warns, a metric counts it, and the audit
  * lists it for an operator. Here the window is a few seconds of ledgers.
  */
-jest.setTimeout(90_000);
 
 const WINDOW_LEDGERS = 30;
 
@@ -40,7 +39,7 @@ describe.each(LEDGER_APIS)(`through %s, with a history window of ${WINDOW_LEDGER
     expect(row).toMatchObject({ status: 'submitted', firstLedger: expect.any(Number), lastLedger: expect.any(Number) });
 
     // The ledgers pass until the API no longer holds the envelope's first possible ledger.
-    await eventually(async () => ((await app.container.journal.client.health()).oldestLedger > row!.firstLedger! ? true : undefined), 'its ledgers to leave the window', 60_000, 200);
+    await eventually(async () => ((await app.container.journal.client.health()).oldestLedger > row!.firstLedger! ? true : undefined), 'its ledgers to leave the window', { intervalMs: 200 });
     await expireLeases(app);
     await app.container.reconciler.drain();
 

@@ -16,7 +16,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * service's two adapters (Stellar RPC and Horizon), with callers that retry as phones and browsers do: each movement happens exactly once, has exactly one record, and the
  * audit finds the database and the ledger in agreement.
  */
-jest.setTimeout(120_000);
 
 const LAG_MS = 1500;
 const SPLIT_MS = 4000;
@@ -60,8 +59,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
         return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
       },
       what,
-      60_000,
-      150,
+      { intervalMs: 150 },
     );
   }
 
@@ -86,7 +84,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     });
     afterAll(async () => {
       // Everything settled, then the database and the ledger must agree.
-      await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 200);
+      await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', { intervalMs: 200 });
       const audit = await app.container.audit();
       await app.close();
       expect(audit.discrepancies).toEqual([]);
@@ -151,7 +149,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       ]);
 
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 30_000);
+      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted');
       await settled(app);
       expect(await balance(buyer)).toBe('40.0000000');
       expect(await recordsOf(app, buyer.userId, 'payment_mint')).toHaveLength(1);
@@ -182,7 +180,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       ledger.faults.set(plan);
       const carol = await createUser(app);
 
-      await eventually(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active', 30_000);
+      await eventually(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active');
       await settled(app);
       expect(await balance(carol)).toBe('0.0000000');
       const activations = await queryRows<{ status: string }>(app.container.database, sql`select status from ledger_entries where kind = 'activation' and user_id = ${carol.userId}`);
@@ -194,7 +192,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   /** Waits for the background reconciler to settle everything (the faults are over by then). */
   async function settled(app: TestApp): Promise<void> {
     ledger.faults.clear();
-    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 60_000, 100);
+    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', { intervalMs: 100 });
   }
 
   /** The journal's entries of one kind, a user's (or, with null, the service's own, as an issue). */

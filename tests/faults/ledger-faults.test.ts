@@ -18,7 +18,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * silent, answering a submission too late, or refusing a mint for want of tokens. Each test starts
  * its app, some behind a fake server in front of the ledger sandbox.
  */
-jest.setTimeout(60_000);
 
 const { ledger, app, startApp } = withSandboxes({ app: false });
 let front: FakeServer | undefined;
@@ -100,7 +99,6 @@ describe('the ledger unreachable (its server stopped)', () => {
         return (await service.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined;
       },
       "carol's wallet to activate",
-      15_000,
     );
     await service.http.get(`/api/ledger/check-balance/${carol.ledgerPublicKey}`).set(bearer(carol.token)).expect(200);
     const records = await queryRows<{ kind: string; status: string }>(service.container.database, sql`select kind, status from ledger_entries where kind in ('transfer', 'admin_mint', 'payment_mint') order by created_at`);
@@ -159,8 +157,7 @@ describe('the ledger unreachable (its server stopped)', () => {
         return (await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined;
       },
       "carol's wallet to activate",
-      15_000,
-      100,
+      { intervalMs: 100 },
     );
     await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: carol.ledgerPublicKey, amount: 1 }).expect(200);
     expect(await ledgerBalance(ledger.url, carol.ledgerPublicKey)).toBe('1.0000000');

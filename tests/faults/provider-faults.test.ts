@@ -12,7 +12,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * a fake server in front of it, which each test makes fail one way: a closed port, a 500, an answer
  * that is not the provider's, silence, or another amount than was charged.
  */
-jest.setTimeout(60_000);
 
 /** The provider client's deadline here (PAYSTACK_TIMEOUT_MS), instead of the default 10 s. */
 const PROVIDER_TIMEOUT_MS = 2000;
@@ -203,7 +202,6 @@ describe('verification when the provider fails after the buyer paid', () => {
         return (await tokensOf(user)) === '10.0000000' ? true : undefined;
       },
       'the mint after a retry',
-      20_000,
     );
     expect((await postWebhook(app, body, signature)).status).toBe(200);
     await eventually(async () => ((await statuses())[0] === 'minted' ? true : undefined), 'the payment to be marked minted');

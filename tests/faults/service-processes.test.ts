@@ -15,7 +15,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * restarted. Every movement happens exactly once, and `npm run ledger:audit` (a process too)
  * finds the database and the ledger in agreement.
  */
-jest.setTimeout(300_000);
 
 // The service runs as its own processes here, started by each test, on each ledger API.
 describe.each(LEDGER_APIS)('through %s', (api) => {
@@ -68,8 +67,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
         return !res || res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
       },
       what,
-      120_000,
-      100,
+      { intervalMs: 100 },
     );
   }
 
@@ -79,7 +77,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     const login = await request(service.url).post('/api/users/login').send({ identifier: fields.username, password: fields.password }).expect(200);
     const client = { userId: signup.body.userId as string, token: login.body.token as string, publicKey: login.body.profile.ledgerPublicKey as string };
     // The wallet is usable once active (a transfer answers 409 before).
-    await eventually(async () => ((await ledgerBalance(on.url, client.publicKey).catch(() => undefined)) !== undefined ? true : undefined), 'the wallet on the ledger', 30_000);
+    await eventually(async () => ((await ledgerBalance(on.url, client.publicKey).catch(() => undefined)) !== undefined ? true : undefined), 'the wallet on the ledger');
     return client;
   }
 
@@ -105,8 +103,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
         return Number(row!.n) === 0 ? true : undefined;
       },
       'the journal to settle',
-      120_000,
-      250,
+      { intervalMs: 250 },
     );
     const audit = await runCli('ledger-audit', env);
     expect({ code: audit.code, output: audit.output }).toEqual({ code: 0, output: expect.stringContaining('the database and the ledger agree') });

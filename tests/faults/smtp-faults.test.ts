@@ -7,8 +7,6 @@ import { eventually } from '../helpers/eventually';
 import { closedPort } from '../helpers/fake-server';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-jest.setTimeout(30_000);
-
 /** A real SMTP server on `port`; `refuse` makes it turn every connection away (421 at the greeting). */
 async function smtpOn(port: number, options: { refuse?: boolean } = {}): Promise<{ messages: ParsedMail[]; close(): Promise<void> }> {
   const messages: ParsedMail[] = [];

@@ -22,7 +22,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * every payment reference must move money exactly once, no envelope judged dead may be on the
  * ledger, and the audit must find nothing.
  */
-jest.setTimeout(180_000);
 
 const SPLIT_MS = 6000;
 const LEDGER_CLOSE_MS = 250;
@@ -43,7 +42,7 @@ function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>,
   return eventually(async () => {
     const res = await send();
     return res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
-  }, what, 120_000, 150);
+  }, what, { intervalMs: 150 });
 }
 
 describe.each(LEDGER_APIS)('through %s, with lookups by hash on an instance a ledger behind', (api) => {
@@ -89,11 +88,11 @@ describe.each(LEDGER_APIS)('through %s, with lookups by hash on an instance a le
     expect(mints.map((r) => r.status)).toEqual([200, 200, 200]);
     for (const answers of settlements) expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
     for (const intent of intents) {
-      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted', 120_000);
+      await eventually(async () => ((await app.container.payments.find(intent.reference))?.status === 'minted' ? true : undefined), 'the payment to be minted');
     }
 
     // Every envelope settled while the split lasted (it covers every submission): then it ends.
-    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', 120_000, 200);
+    await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', { intervalMs: 200 });
     ledger.faults.clear();
     const balance = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
     expect([await balance(alice), await balance(bob), await balance(carol)]).toEqual(['7.0000000', '3.0000000', '7.0000000']);

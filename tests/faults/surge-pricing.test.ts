@@ -14,8 +14,6 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 // waiting bid, the least stellar-core's queue (and the sandbox's) takes in its place: a smaller
 // one would be refused.
 
-jest.setTimeout(120_000);
-
 const LEDGER_OPS = 12;
 const COMPETING_BID = 1000;
 
@@ -158,13 +156,13 @@ describe('surge pricing', () => {
     await eventually(async () => {
       const stats = await feeStats();
       return stats.fee_charged.p50 === String(COMPETING_BID) && stats.ledger_capacity_usage === '1.00' ? true : undefined;
-    }, 'full ledgers charging the competing bid', 30_000);
+    }, 'full ledgers charging the competing bid');
 
     const transfers = ['surge-1', 'surge-2', 'surge-3'].map((key, i) => transferUntilFinal(alice, bob.ledgerPublicKey, 10 + i, key));
     const verifies = intents.map((intent, i) => app.http.post('/api/payments/verify-payment').set(bearer(buyers[i]!.token)).send({ reference: intent.reference }));
     const [statuses] = await Promise.all([Promise.all(transfers), Promise.all(verifies)]);
     expect(statuses).toEqual([200, 200, 200]);
-    for (const intent of intents) await paymentBecomes(app, intent.reference, 'minted', 60_000);
+    for (const intent of intents) await paymentBecomes(app, intent.reference, 'minted');
     await load.stop();
     load = undefined;
 
@@ -213,7 +211,7 @@ describe('surge pricing', () => {
     const probe = Keypair.random();
     await fetch(`${ledger.url}/friendbot?addr=${probe.publicKey()}`);
     load = await competingLoad(30);
-    await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid', 30_000);
+    await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid');
 
     // Right after a ledger closes the queue has room for a moment; a transfer arriving then is
     // simply accepted. Transfers follow one another until one meets the full queue (at most 5).

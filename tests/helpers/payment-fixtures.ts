@@ -46,12 +46,12 @@ export async function mintRecords(app: TestApp, userId: string) {
   return items.filter((t) => t.kind === 'payment_mint' || t.kind === 'admin_mint');
 }
 
-/** Waits (bounded) until the payment reaches `status`. */
-export async function paymentBecomes(app: TestApp, reference: string, status: PaymentRow['status'], timeoutMs = 10_000): Promise<PaymentRow> {
+/** Waits until the payment reaches `status`. */
+export async function paymentBecomes(app: TestApp, reference: string, status: PaymentRow['status']): Promise<PaymentRow> {
   return eventually(async () => {
     const row = await paymentRow(app, reference);
     return row?.status === status ? row : undefined;
-  }, `payment ${reference} to become ${status}`, timeoutMs);
+  }, `payment ${reference} to become ${status}`);
 }
 
 /** A Paystack event as the provider would post it: the exact body bytes and their signature. */

@@ -6,8 +6,8 @@ import { eventually } from './eventually';
 export interface TestSmtp {
   url: string;
   messages: ParsedMail[];
-  /** Resolves with the next message to arrive (or one already waiting). */
-  nextMessage(timeoutMs?: number): Promise<ParsedMail>;
+  /** Resolves with the next message to arrive (or one already waiting), however long that takes. */
+  nextMessage(): Promise<ParsedMail>;
   close(): Promise<void>;
 }
 
@@ -33,7 +33,7 @@ export async function startTestSmtp(): Promise<TestSmtp> {
   return {
     url: `smtp://127.0.0.1:${port}?starttls=off`,
     messages,
-    nextMessage: (timeoutMs = 5000) => eventually(async () => (messages.length > taken ? messages[taken++] : undefined), 'the next e-mail', timeoutMs, 10),
+    nextMessage: () => eventually(async () => (messages.length > taken ? messages[taken++] : undefined), 'the next e-mail', { intervalMs: 10 }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -13,8 +13,6 @@ import { queryRows } from '../helpers/database-state';
  * DATA_DIR and server.
  */
 
-jest.setTimeout(60_000);
-
 const REPO = path.resolve(__dirname, '../..');
 let dataDir: string;
 const opened: DatabaseHandle[] = [];

@@ -2,9 +2,6 @@ import { adminToken, bearer, createUser } from '../helpers/factories';
 import { startTestSmtp } from '../helpers/smtp';
 import { startTestApp } from '../helpers/test-app';
 
-// A whole session at trace level, mail through the outbox included: a generous bound on a loaded machine, not a timing.
-jest.setTimeout(90_000);
-
 describe('logs of a full run', () => {
   it('never contain a password, a JWT, a reset token or a wallet secret key, even at trace level', async () => {
     const smtp = await startTestSmtp();

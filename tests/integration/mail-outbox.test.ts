@@ -6,8 +6,6 @@ import { createUser, type CreatedUser } from '../helpers/factories';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
-jest.setTimeout(60_000);
-
 let smtp: TestSmtp;
 let app: TestApp;
 let other: TestApp | undefined;

@@ -38,7 +38,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * out by `accepted` with fc.pre; routes that only read may answer 2xx.
  */
 
-jest.setTimeout(60_000);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 
 // One app for every run. 10 tokens per Naira: Naira amounts that pass validation but would mint

@@ -6,8 +6,6 @@ import { chargeSuccess, paidIntent, postWebhook, signedEvent, supplyTokens } fro
 import { testDatabase } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
-jest.setTimeout(60_000);
-
 /**
  * The payment row refuses to change, as a broken disk or a lost connection mid-statement would:
  * the query that consumes the reference fails carrying its parameters, among them the provider's

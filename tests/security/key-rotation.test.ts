@@ -14,6 +14,7 @@ import { WalletRepository } from '../../src/db/repositories/wallet.repository';
 import { WalletCipher } from '../../src/security/wallet-cipher';
 import { KeyRotationService } from '../../src/services/key-rotation.service';
 import { WalletService } from '../../src/services/wallet.service';
+import { PATIENCE_MS } from '../helpers/patience';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { queryRows } from '../helpers/database-state';
 import { startAppKeepingData } from '../helpers/test-app';
@@ -41,9 +42,6 @@ async function sealedRows(app: TestApp): Promise<SealedRow[]> {
   }
   return rows;
 }
-
-// The CLI test starts an embedded server and two real processes (tsx): slower than the rest.
-jest.setTimeout(60_000);
 
 let ledger: RunningLedger;
 beforeAll(async () => {
@@ -188,7 +186,9 @@ describe('npm run wallet:rotate-key', () => {
             WALLET_ENCRYPTION_KEY_PREVIOUS: KEY_A,
             LOG_LEVEL: 'silent',
           },
-          timeout: 60_000,
+          // Killed only after the suite's patience: a hung command fails the test with its output,
+          // and is not left running.
+          timeout: PATIENCE_MS,
         },
         (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
       );

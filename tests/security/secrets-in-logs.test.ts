@@ -6,8 +6,6 @@ import { startLedgerSandbox, startPaystackSandbox } from '../helpers/sandboxes';
 import { startTestSmtp } from '../helpers/smtp';
 import { startTestApp } from '../helpers/test-app';
 
-jest.setTimeout(60_000);
-
 const STELLAR_SEED = /S[A-Z2-7]{55}/;
 const JWT = /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/;
 const BCRYPT_HASH = /\$2[aby]\$\d{2}\$[./A-Za-z0-9]{53}/;

@@ -4,9 +4,6 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { initializeCharge, startSandbox, type RunningSandbox } from './sandbox-harness';
 
-// A real Chromium on a loaded 2-core machine can take a while: generous bounds, not timings.
-jest.setTimeout(90_000);
-
 const ARTIFACTS_DIR = path.resolve(__dirname, '../test-artifacts');
 
 describe('Paystack sandbox checkout in a real browser', () => {
