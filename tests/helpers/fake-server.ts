@@ -9,6 +9,13 @@ export interface ReceivedRequest {
   url: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+  /**
+   * What became of it so far: still `open` (no answer yet, the client still waiting), `answered`,
+   * `abandoned` (the client closed the connection before an answer: it gave up), or `dropped` (the
+   * fake server closed it, changing behaviour or closing). Lets a test say who gave up first
+   * instead of timing them.
+   */
+  fate: 'open' | 'answered' | 'abandoned' | 'dropped';
 }
 
 export interface FakeServer {
@@ -36,9 +43,13 @@ export async function startFakeServer(behaviour: Behaviour): Promise<FakeServer>
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (current !== 'down') current(req, res, body);
+      const received: ReceivedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), fate: 'open' };
+      requests.push(received);
+      res.once('finish', () => (received.fate = 'answered'));
+      res.once('close', () => {
+        if (received.fate === 'open') received.fate = 'abandoned';
+      });
+      if (current !== 'down') current(req, res, received.body);
     });
   };
   let server: Server | undefined;
@@ -56,6 +67,8 @@ export async function startFakeServer(behaviour: Behaviour): Promise<FakeServer>
       const s = server;
       server = undefined;
       if (!s) return resolve();
+      // Whatever is still open is dropped by us, not given up by its client.
+      for (const received of requests) if (received.fate === 'open') received.fate = 'dropped';
       s.closeAllConnections();
       s.close(() => resolve());
     });
