@@ -152,6 +152,7 @@ function errorMessages(route: RouteDef, notes: RouteNotes): Map<number, string[]
   if (route.request?.body) add(413, [GENERIC_MESSAGE[413]!]);
   if (route.access !== 'public') add(401, [GENERIC_MESSAGE[401]!]);
   if (route.access === 'user' || route.access === 'admin') add(403, [GENERIC_MESSAGE[403]!]);
+  if (route.rateLimit) add(429, [GENERIC_MESSAGE[429]!]);
   for (const [status, messages] of Object.entries(notes.errors ?? {})) add(Number(status), messages);
   if (route.errors?.plainText && !statuses.has(400)) add(400, []);
   return new Map([...statuses.entries()].sort(([a], [b]) => a - b));
@@ -161,7 +162,9 @@ function errorResponse(status: number, messages: string[], route: RouteDef, shap
   const response: ResponseConfig = { description: STATUS_TEXT[status] ?? `Error ${status}` };
   if (status === 503) response.headers = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } };
   if (route.errors?.page) {
-    response.content = { 'text/html': { schema: { type: 'string' }, example: `<!doctype html><html lang="en"><body><p>${messages[0] ?? ''}</p></body></html>` } };
+    // The page writes its own text: the route's message (listed after the generic one) when it has one.
+    const text = messages.at(-1) ?? '';
+    response.content = { 'text/html': { schema: { type: 'string' }, example: `<!doctype html><html lang="en"><body><p>${text}</p></body></html>` } };
     return response;
   }
   const field = firstField(route);

@@ -85,7 +85,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       access: 'public',
       summary: "The provider's browser redirect: verifies, mints and answers an HTML page",
       // Public and it calls the provider: limited per IP like the credential routes.
-      before: [deps.rateLimits.callback()],
+      rateLimit: deps.rateLimits.callback(),
       response: { status: 200, contentType: 'text/html' },
       // A browser lands here: every failure is a page too, never the group's JSON.
       errors: { page: callbackFailurePage },

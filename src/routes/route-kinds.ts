@@ -71,11 +71,11 @@ export function credentialRoute<Body extends z.ZodType, Fields extends z.ZodRawS
   rateLimits: Pick<RateLimits, 'auth'>,
   row: CredentialRouteDef<Body, Fields>,
 ): RouteDef {
-  const { rateLimit, body, act, ...answer } = row;
+  const { rateLimit: limitName, body, act, ...answer } = row;
   return messageRoute<Body, undefined, undefined, Fields>({
     method: 'post',
     access: 'public',
-    before: [rateLimits.auth(rateLimit)],
+    rateLimit: rateLimits.auth(limitName),
     request: { body },
     ...answer,
     act: (req) => act(req.body),

@@ -24,7 +24,9 @@ export interface RouteDef {
   response?: { status: number; schema?: z.ZodType; contentType?: string; headers?: ResponseConfig['headers'] };
   /** Where the route's failures differ from its group's JSON error body (the spec's exceptions). */
   errors?: RouteErrors;
-  /** Extra middleware run after auth and before validation (rate limits, HTTPS guards). */
+  /** A per-client rate limit, run right after auth: refusals answer 429 (documented from this row). */
+  rateLimit?: RequestHandler;
+  /** Extra middleware run after the rate limit and before validation (HTTPS guards). */
   before?: RequestHandler[];
   /** Middleware run after validation, right before the handler (idempotency keys). */
   after?: RequestHandler[];
@@ -48,7 +50,7 @@ export function buildRouter(routes: RouteDef[], guards: RouteGuards): Router {
   return router;
 }
 
-/** What runs before a route's handler, in order: its error answers, auth, `before`, validation, `after`. */
+/** What runs before a route's handler, in order: its error answers, auth, rate limit, `before`, validation, `after`. */
 function middlewareOf(route: RouteDef, guards: RouteGuards): RequestHandler[] {
   const chain: RequestHandler[] = [];
   const { errors } = route;
@@ -60,6 +62,7 @@ function middlewareOf(route: RouteDef, guards: RouteGuards): RequestHandler[] {
     });
   }
   if (route.access !== 'public') chain.push(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
+  if (route.rateLimit) chain.push(route.rateLimit);
   chain.push(...(route.before ?? []));
   if (route.request) chain.push(validate(route.request));
   chain.push(...(route.after ?? []));

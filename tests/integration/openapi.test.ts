@@ -224,7 +224,7 @@ describe('the OpenAPI document', () => {
     expect(others.sort()).toEqual([...SERVICE_OPERATIONS].sort());
     const webhook = doc.paths['/api/payments/webhook']!.post!;
     expect(webhook.parameters).toContainEqual(expect.objectContaining({ name: 'x-paystack-signature', in: 'header', required: true }));
-    expect(Object.keys(webhook.responses).sort()).toEqual(['200', '400', '401']);
+    expect(Object.keys(webhook.responses).sort()).toEqual(['200', '400', '401', '413', '429']);
   });
 
   it('has request and success examples for every route, and notes only for routes that exist', () => {
@@ -288,6 +288,7 @@ describe('the OpenAPI document', () => {
       if (route.access === 'user' || route.access === 'admin') expect({ where, has403: statuses.includes(403) }).toEqual({ where, has403: true });
       if (route.request) expect({ where, has400: statuses.includes(400) }).toEqual({ where, has400: true });
       if (route.request?.body) expect({ where, has413: statuses.includes(413) }).toEqual({ where, has413: true });
+      if (route.rateLimit) expect({ where, has429: statuses.includes(429) }).toEqual({ where, has429: true });
       for (const status of statuses.filter((s) => s >= 400)) {
         const content = op!.responses[String(status)]!.content!;
         if (fullPath === '/api/payments/callback') {
@@ -309,6 +310,9 @@ describe('the OpenAPI document', () => {
     }
     const rateLimited = ['/api/users/signup', '/api/users/login', '/api/users/send-reset-password-email', '/api/users/reset-password', '/api/admin/login'];
     for (const p of rateLimited) expect([p, doc.paths[p]!.post!.responses['429']?.description]).toEqual([p, 'Rate limited (per IP, 15 minutes)']);
+    // The callback's 429 is a page, in the words the page uses.
+    const callback429 = doc.paths['/api/payments/callback']!.get!.responses['429']!.content!['text/html']!.example;
+    expect(callback429).toContain('Too many requests. Wait a few minutes, then reload this page.');
     for (const p of ['/api/ledger/transfer', '/api/ledger/create-asset', '/api/payments/verify-payment']) {
       const unavailable = doc.paths[p]!.post!.responses['503'];
       expect([p, unavailable?.description, unavailable?.headers?.['Retry-After']?.schema]).toEqual([p, 'An outside system is unreachable; retry after the Retry-After seconds', { type: 'integer' }]);
@@ -445,6 +449,16 @@ describe('real answers conform to the documented schema for their status', () =>
     const res = await app.http.get('/api/admin/transactions').set(bearer(user.token));
     expect(res.status).toBe(403);
     expectDocumented('get', '/api/admin/transactions', res);
+  });
+
+  it('a webhook body over 100 kB: 413 as documented', async () => {
+    const res = await app.http
+      .post('/api/payments/webhook')
+      .set('Content-Type', 'application/json')
+      .set('x-paystack-signature', 'irrelevant')
+      .send(JSON.stringify({ event: 'charge.success', data: { reference: 'r', padding: 'x'.repeat(101 * 1024) } }));
+    expect(res.status).toBe(413);
+    expectDocumented('post', '/api/payments/webhook', res);
   });
 });
 

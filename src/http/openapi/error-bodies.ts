@@ -42,6 +42,7 @@ export const GENERIC_MESSAGE: Record<number, string> = {
   401: 'Authentication required',
   403: 'Not allowed for this account',
   413: 'Request body too large',
+  429: 'Too many requests, try again later',
 };
 
 /** An error body exactly as the error handler would send it in this shape. */

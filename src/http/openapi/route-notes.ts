@@ -6,7 +6,8 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
 /**
  * What the OpenAPI document says about a route beyond its route-table row: examples and the
  * failures specific to it. The generic ones (validation 400 for a route with schemas, 413 for a
- * body, 401 without a valid token, 403 for the wrong role) are derived from the row itself.
+ * body, 401 without a valid token, 403 for the wrong role, 429 for a rate limit) are derived from
+ * the row itself.
  */
 export interface RouteNotes {
   /** Example request body. */
@@ -34,7 +35,6 @@ const UNAVAILABLE = {
   provider: 'Payment provider unavailable, try again later',
   database: 'Service temporarily unavailable, try again later',
 };
-const RATE_LIMITED = 'Too many requests, try again later';
 
 /** Keyed by `METHOD /full/path` as Express spells the path (`:param`). The test checks every key is a real route. */
 export const ROUTE_NOTES: Record<string, RouteNotes> = {
@@ -43,37 +43,39 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     response: { message: 'User registered successfully', userId: EXAMPLE.userId },
     description:
       'The ledger wallet is created with the account; its activation on the ledger may finish shortly after the answer. The service sponsors the reserves of each new wallet (it holds WALLET_STARTING_XLM, 0 by default, and its fees are paid by the service); at most SIGNUP_WALLETS_PER_HOUR are created per clock hour (503 past that).',
-    errors: { 400: ['Email or username already exists'], 429: [RATE_LIMITED], 503: ['Sign-ups are paused: the hourly budget of new wallets is spent, try again later'] },
+    errors: { 400: ['Email or username already exists'], 503: ['Sign-ups are paused: the hourly budget of new wallets is spent, try again later'] },
   },
   'POST /api/users/login': {
     request: { identifier: EXAMPLE.username, password: 'correct-horse-battery' },
     response: { message: 'Login successful', token: EXAMPLE.jwt, profile: exampleProfile },
     description: 'The token is valid for 1 hour. `identifier` is the username or the e-mail address.',
-    errors: { 401: ['Invalid credentials'], 429: [RATE_LIMITED] },
+    errors: { 401: ['Invalid credentials'] },
   },
   'GET /api/users/profile': {
     response: { ...exampleProfile, ledgerSecretKey: EXAMPLE.secretKey },
     description: 'Carries the wallet secret key: answered only over HTTPS in production (403 otherwise), never cached.',
+    // The account deleted between the token check and the read.
+    errors: { 404: ['User not found'] },
   },
   'POST /api/users/send-reset-password-email': {
     request: { email: EXAMPLE.email },
     response: { message: 'If an account exists for that email, a password reset link has been sent' },
     description:
       'Answers the same, in about the same time, whether or not the address is known and whether or not mail is working: the e-mail is queued and sent by a worker with retries. The link expires 1 hour after it is sent.',
-    errors: { 429: [RATE_LIMITED], 503: [UNAVAILABLE.database] },
+    errors: { 503: [UNAVAILABLE.database] },
   },
   'POST /api/users/reset-password': {
     request: { token: EXAMPLE.jwt, newPassword: 'a-new-strong-password' },
     response: { message: 'Password has been reset successfully' },
     description: 'A reset token works once; any later password change invalidates it too.',
-    errors: { 401: ['Reset token expired'], 403: ['Reset token invalid'], 429: [RATE_LIMITED] },
+    errors: { 401: ['Reset token expired'], 403: ['Reset token invalid'] },
   },
 
   'POST /api/admin/login': {
     request: { email: 'root@example.com', password: 'admin-password-1' },
     response: { message: 'Login successful', token: EXAMPLE.jwt },
     description: 'The token is valid for 2 hours.',
-    errors: { 401: ['Invalid credentials'], 404: ['Admin not found'], 429: [RATE_LIMITED] },
+    errors: { 401: ['Invalid credentials'], 404: ['Admin not found'] },
   },
   'POST /api/admin/provision': {
     request: { email: 'ops@example.com', password: 'another-admin-password' },
@@ -172,7 +174,8 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     request: { amount: 5000 },
     response: { authorization_url: `https://checkout.paystack.com/0peioxfhpn`, access_code: '0peioxfhpn', reference: EXAMPLE.reference },
     description: '`amount` is in Naira (at most 2 decimal places); the provider is sent kobo (Naira x 100). Redirect the buyer to `authorization_url`.',
-    errors: { 502: ['Payment provider error'], 503: [UNAVAILABLE.provider] },
+    // The account deleted between the token check and the read.
+    errors: { 404: ['User not found'], 502: ['Payment provider error'], 503: [UNAVAILABLE.provider] },
   },
   'POST /api/payments/verify-payment': {
     request: { reference: EXAMPLE.reference },
@@ -184,6 +187,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     errors: {
       400: ['Payment not successful (status: abandoned)'],
       404: ['Payment reference not found'],
+      409: ['Payment received, but its tokens can not be minted: refused by the ledger'],
       502: ['Payment provider error'],
       503: [UNAVAILABLE.provider],
     },
@@ -214,8 +218,9 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     response: '<!doctype html><html lang="en"><head><title>Payment successful</title></head><body>…</body></html>',
     description: "The provider redirects the buyer's browser here; the page shows success, error or already processed. Failures are HTML pages too.",
     errors: {
-      400: ['The payment reference is missing.'],
+      400: ['The payment reference is missing or malformed.'],
       404: ['This payment reference is unknown.'],
+      429: ['Too many requests. Wait a few minutes, then reload this page.'],
       502: ['The payment could not be verified. Reload this page in a moment.'],
       503: ['The payment provider could not be reached. Reload this page in a moment.'],
     },

@@ -1,7 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { EXAMPLE } from './examples';
-import { paymentsErrorSchema } from './error-bodies';
+import { GENERIC_MESSAGE, paymentsErrorSchema, STATUS_TEXT } from './error-bodies';
 
 /**
  * The routes that live outside the four route tables (app.ts and the raw-body webhook mount).
@@ -122,6 +122,15 @@ export const serviceOperations: RouteConfig[] = [
       401: {
         description: 'Missing or wrong signature',
         content: { 'application/json': { schema: paymentsErrorSchema, example: { success: false, message: 'Invalid signature' } } },
+      },
+      // The raw body parser's limit and the webhook's own rate limit (WEBHOOK_RATE_LIMIT), answered by the error handler.
+      413: {
+        description: STATUS_TEXT[413]!,
+        content: { 'application/json': { schema: paymentsErrorSchema, example: { success: false, message: GENERIC_MESSAGE[413]! } } },
+      },
+      429: {
+        description: STATUS_TEXT[429]!,
+        content: { 'application/json': { schema: paymentsErrorSchema, example: { success: false, message: GENERIC_MESSAGE[429]! } } },
       },
     },
   },
