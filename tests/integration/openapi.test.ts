@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Response } from 'supertest';
@@ -390,6 +392,61 @@ describe('GET /openapi.json and GET /docs', () => {
     await app.http.get('/docs/swagger-ui.css').expect(200).expect('Content-Type', /text\/css/);
     // swagger-ui-dist's own demo page (petstore) is not served.
     await app.http.get('/docs/index.html').expect(404);
+  });
+});
+
+describe("Redocly's recommended lint", () => {
+  /**
+   * The operations that answer no 4xx at all: they read no input and need no token, so there is
+   * nothing to refuse. Redocly's operation-4xx-response (a warning in `recommended`) asks every
+   * operation for one; documenting one here would invent it. These four, and only these, are
+   * exempted, by Redocly's own ignore file: the run counts them as ignored, and a stale entry
+   * (an operation that has since gained a 4xx) changes that count.
+   */
+  const NO_CLIENT_ERRORS = ['/healthz', '/readyz', '/metrics', '/openapi.json'];
+
+  interface LintReport {
+    totals: { errors: number; warnings: number; ignored: number };
+    problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+  }
+
+  /** Runs the installed @redocly/cli with node, in `cwd`, offline: no telemetry, no update check. */
+  function redocly(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const packageJson = require.resolve('@redocly/cli/package.json');
+    const { bin } = JSON.parse(fs.readFileSync(packageJson, 'utf8')) as { bin: Record<string, string> };
+    const cli = path.join(path.dirname(packageJson), bin.redocly!);
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+    return new Promise((resolve) => {
+      // The timeout only stops a hung child (its problems then fail the test below); nothing here measures time.
+      execFile(process.execPath, [cli, ...args], { cwd, env, timeout: 5 * 60 * 1000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  it('finds no error and no warning in the served /openapi.json', async () => {
+    const served = await app.http.get('/openapi.json').expect(200);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-redocly-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(served.body, null, 2));
+      // Redocly reads .redocly.lint-ignore.yaml from the directory it runs in (JSON is YAML).
+      const pointers = NO_CLIENT_ERRORS.map((p) => `#/paths/${p.replaceAll('~', '~0').replaceAll('/', '~1')}/get/responses`);
+      fs.writeFileSync(path.join(dir, '.redocly.lint-ignore.yaml'), JSON.stringify({ 'openapi.json': { 'operation-4xx-response': pointers } }, null, 2));
+
+      const run = await redocly(['lint', '--extends=recommended', '--format=json', 'openapi.json'], dir);
+      let report: LintReport;
+      try {
+        report = JSON.parse(run.stdout) as LintReport;
+      } catch {
+        throw new Error(`redocly lint printed no JSON report (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+      }
+      const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+      expect(problems).toEqual([]);
+      expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: NO_CLIENT_ERRORS.length });
+      expect(run.code).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
