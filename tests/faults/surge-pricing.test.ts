@@ -132,6 +132,14 @@ async function transferUntilFinal(from: CreatedUser, to: string, amount: number,
   }
 }
 
+/** Envelopes the journal judged dead after they outlived their ledger bounds: none is on the ledger. */
+async function expectDeadAndAbsent(envelopes: { hash: string; status: string; failure: string | null }[]): Promise<void> {
+  for (const envelope of envelopes) {
+    expect([envelope.status, envelope.failure]).toEqual(['failed', expect.stringMatching(/^never_applies/)]);
+    expect((await fetch(`${ledger.url}/transactions/${envelope.hash}`)).status).toBe(404);
+  }
+}
+
 /** Every balance and record as exactly-once says, and the audit clean. */
 async function expectExactlyOnce(balances: [CreatedUser, string][]): Promise<void> {
   for (const [user, balance] of balances) expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe(balance);
@@ -171,9 +179,12 @@ describe('surge pricing', () => {
     // charged no more than its bid.
     const envelopes = await app.container.journal.repository.allEnvelopes();
     const bumped = envelopes.filter((e) => e.bumps > 0);
-    expect(bumped.length).toBeGreaterThanOrEqual(2); // the transfers' and the mints' envelopes
-    for (const envelope of bumped) {
-      expect(envelope.status).toBe('confirmed');
+    const landed = bumped.filter((e) => e.status === 'confirmed');
+    expect(landed.length).toBeGreaterThanOrEqual(2); // the transfers' and the mints' envelopes
+    // On a busy machine one may outlive its ledger bounds in the queue: rightly judged dead, it is
+    // nowhere on the ledger, and its movement was made by a new envelope (the balances below say once).
+    await expectDeadAndAbsent(bumped.filter((e) => e.status !== 'confirmed'));
+    for (const envelope of landed) {
       const record = await horizon.transactions().transaction(envelope.hash).call();
       expect(record.inner_transaction?.hash).toBe(envelope.hash);
       expect(record.fee_bump_transaction?.hash).toBe(envelope.outerHash);
@@ -214,21 +225,25 @@ describe('surge pricing', () => {
     await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid');
 
     // Right after a ledger closes the queue has room for a moment; a transfer arriving then is
-    // simply accepted. Transfers follow one another until one meets the full queue (at most 5).
+    // simply accepted. Transfers follow one another until one meets the full queue (or alice's 100
+    // tokens run out: how often one lands in a moment of room depends on how busy the machine is).
     const transferEnvelopes = async () =>
       (await app.container.journal.repository.allEnvelopes()).filter((e) => e.sourceAccount === alice.ledgerPublicKey);
+    const refusedOnArrival = (e: { status: string; failure: string | null }) => e.status === 'failed' && /tx_insufficient_fee/.test(e.failure ?? '');
     let sent = 0;
-    while (sent < 5) {
+    while (sent < 20) {
       expect(await transferUntilFinal(alice, bob.ledgerPublicKey, 5, `full-queue-${sent}`)).toBe(200);
       sent++;
-      if ((await transferEnvelopes()).some((e) => e.status === 'failed')) break;
+      if ((await transferEnvelopes()).some(refusedOnArrival)) break;
     }
     await load.stop();
     load = undefined;
 
     const envelopes = await transferEnvelopes();
-    const refused = envelopes.filter((e) => e.status === 'failed');
+    const refused = envelopes.filter(refusedOnArrival);
     expect(refused.length).toBeGreaterThanOrEqual(1);
+    // one that outlived its ledger bounds in the queue (a busy machine) was rightly judged dead
+    await expectDeadAndAbsent(envelopes.filter((e) => e.status === 'failed' && !refusedOnArrival(e)));
     // refused on arrival: never sent again, never on the ledger
     for (const envelope of refused) {
       expect(envelope.failure).toMatch(/tx_insufficient_fee/);
