@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { buildOpenApiDocument } from '../../src/http/openapi';
-import { launchBrowser, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
+import { launchBrowser, openPage, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
 
 let running: PublicApp;
 let browser: Browser;
@@ -19,7 +19,7 @@ afterAll(async () => {
   await running?.close();
 });
 beforeEach(async () => {
-  page = await browser.newPage();
+  page = await openPage(browser);
   problems = [];
   outside = [];
   page.on('console', (message) => {

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
+import { launchBrowser, openPage, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
 import { createUser, type CreatedUser } from '../helpers/factories';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
 import { startTestSmtp, type TestSmtp } from '../helpers/smtp';
@@ -23,7 +23,7 @@ afterAll(async () => {
   await ledger?.stop();
 });
 beforeEach(async () => {
-  page = await browser.newPage();
+  page = await openPage(browser);
 });
 afterEach(async () => {
   await page.close();

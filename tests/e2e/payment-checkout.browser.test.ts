@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
+import { launchBrowser, openPage, screenshot, startPublicApp, type PublicApp } from '../helpers/browser';
 import { createUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { createIntent, paymentRow, supplyTokens } from '../helpers/payment-fixtures';
@@ -25,7 +25,7 @@ afterAll(async () => {
   await provider?.stop();
 });
 beforeEach(async () => {
-  page = await browser.newPage();
+  page = await openPage(browser);
 });
 afterEach(async () => {
   await page.close();

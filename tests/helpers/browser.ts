@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '@wallet/paystack-sandbox/testing';
+import { PATIENCE_MS } from './patience';
 import { startTestApp, type TestApp } from './test-app';
 
 /** Screenshots land here (kept after the run, ignored by git). */
@@ -13,6 +14,16 @@ export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 export async function launchBrowser(): Promise<Browser> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
   return launchChromium();
+}
+
+/**
+ * A new page whose waits (navigation, locators, clicks) last as long as the suite is patient, not
+ * Playwright's 30 s: a real Chromium on a busy machine is slow, not wrong.
+ */
+export async function openPage(browser: Browser): Promise<Page> {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(PATIENCE_MS);
+  return page;
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from './chromium';
+import { launchChromium, openPage } from './chromium';
 import { initializeCharge, startSandbox, type RunningSandbox } from './sandbox-harness';
 
 const ARTIFACTS_DIR = path.resolve(__dirname, '../test-artifacts');
@@ -32,7 +32,7 @@ describe('Paystack sandbox checkout in a real browser', () => {
       amount: 1_234_500,
       callback_url: `${running.origin}/merchant/callback?order=42`,
     });
-    const page = await browser.newPage();
+    const page = await openPage(browser);
 
     await page.goto(charge.authorization_url);
     await expectVisible(page.getByText('₦12,345.00'));
@@ -54,6 +54,6 @@ describe('Paystack sandbox checkout in a real browser', () => {
 });
 
 async function expectVisible(locator: import('playwright-core').Locator): Promise<void> {
-  await locator.waitFor({ state: 'visible', timeout: 5_000 });
+  await locator.waitFor({ state: 'visible' });
   expect(await locator.isVisible()).toBe(true);
 }

@@ -1,4 +1,5 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
+import { patienceMs } from './patience';
 import { closeServer, listenOnEphemeralPort } from './sandbox-harness';
 
 export interface ReceivedWebhook {
@@ -11,8 +12,8 @@ export interface ReceivedWebhook {
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
-  /** Resolves once `count` requests have arrived, or rejects after `timeoutMs`. */
-  waitForCount(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  /** Resolves once `count` requests have arrived; rejects, naming how many did, only after the suite's patience. */
+  waitForCount(count: number): Promise<ReceivedWebhook[]>;
   stop(): Promise<void>;
 }
 
@@ -42,9 +43,9 @@ export async function startWebhookReceiver(
   return {
     url,
     received,
-    waitForCount: (count, timeoutMs = 8_000) =>
+    waitForCount: (count) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${received.length}`)), timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`expected ${count} webhooks, got ${received.length}`)), patienceMs());
         const check = (): void => {
           if (received.length < count) return;
           clearTimeout(timer);

@@ -1,0 +1,13 @@
+/**
+ * This workspace's patience: how long a test waits for what it needs before it gives up naming it.
+ * Long on purpose: on a starved machine a test is slower, never failed; a real hang still ends.
+ * Set once, in this workspace's jest.config.ts (its `globals`, and a test timeout just above it);
+ * the same as the service's (tests/helpers/patience.ts there), which a workspace does not import.
+ */
+export const PATIENCE_MS: number = fromJestConfig();
+
+function fromJestConfig(): number {
+  const value = (globalThis as { PATIENCE_MS?: unknown }).PATIENCE_MS;
+  if (typeof value !== 'number' || !(value > 0)) throw new Error('PATIENCE_MS is not set: run the tests through a jest.config.ts, whose globals set it');
+  return value;
+}
