@@ -1,5 +1,6 @@
 import { Asset, Operation, type Keypair, type Transaction } from '@stellar/stellar-sdk';
 import { buildTransaction, fundedAccount, type LedgerClient } from './sandbox-harness';
+import { PATIENCE_MS } from './patience';
 
 /** What the SDK's submitTransaction rejects with when the HTTP exchange itself fails (an AxiosError). */
 export interface SubmissionError {
@@ -57,13 +58,16 @@ export async function transactionStatus(harness: LedgerClient, hash: string): Pr
   return (await fetch(`${harness.url}/transactions/${hash}`)).status;
 }
 
-/** Polls until `probe` returns something other than undefined; fails after `timeoutMs`. */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls until `probe` returns something other than undefined. Waits as long as the suite does
+ * (PATIENCE_MS), then fails naming `what`: a slow machine makes a test slower, never red.
+ */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`gave up after ${PATIENCE_MS} ms (the suite's patience) waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

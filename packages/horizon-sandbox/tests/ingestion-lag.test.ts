@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Account, Asset, Operation } from '@stellar/stellar-sdk';
 import { balancesOf, buildFrom, startSandbox, type SandboxHarness } from './sandbox-harness';
 import {
@@ -12,8 +11,10 @@ import {
   transactionStatus,
   type Payment,
 } from './fault-helpers';
+import { passWallClock, stoppedWallClock } from './test-clocks';
 
-// Long enough that every read of a test fits in it on a busy machine; each test checks that it did.
+// The wall clock stands still in these tests (stoppedWallClock): a lag passes only when a test
+// moves the clock, so the reads made during it may take as long as a busy machine needs.
 const LAG_MS = 1500;
 
 type Json = Record<string, unknown>;
@@ -44,19 +45,14 @@ async function readSide(harness: SandboxHarness, { payer, payee, hash }: Payment
   };
 }
 
-/** Fails the test if its reads outlasted the lag, in which case they proved nothing about it. */
-function expectWithinLag(appliedAt: number): void {
-  expect(Date.now() - appliedAt).toBeLessThan(LAG_MS);
-}
-
-async function afterLag(appliedAt: number): Promise<void> {
-  await sleep(Math.max(0, appliedAt + LAG_MS + 50 - Date.now()));
-}
+/** Lets lagMs pass on the stopped clock: the held-back ledger's time to show has come. */
+const passLag = () => passWallClock(LAG_MS);
 
 const payOnce = (harness: SandboxHarness, payment: Payment) => harness.horizon.submitTransaction(payment.tx);
 
 describe('lag', () => {
   let harness: SandboxHarness;
+  stoppedWallClock();
 
   beforeAll(async () => {
     harness = await startSandbox();
@@ -72,17 +68,18 @@ describe('lag', () => {
     harness.faults.set({ mode: 'lag', lagMs: LAG_MS });
 
     const applied = await payOnce(harness, payment);
-    const appliedAt = Date.now();
     const during = await readSide(harness, payment);
     const ledgerDuring = await getJson(harness, `/ledgers/${applied.ledger}`);
-    expectWithinLag(appliedAt);
 
     expect(applied).toMatchObject({ hash: payment.hash, successful: true });
     expect(during).toEqual({ ...before, coreLatest: applied.ledger });
     expect(during.transaction).toBe(404);
     expect(ledgerDuring.status).toBe(404);
 
-    await afterLag(appliedAt);
+    // still hidden a millisecond before lagMs have passed, shown once they have
+    passWallClock(LAG_MS - 1);
+    expect(await transactionStatus(harness, payment.hash)).toBe(404);
+    passWallClock(1);
     const after = await readSide(harness, payment);
     expect(after).toMatchObject({
       historyLatest: applied.ledger,
@@ -103,17 +100,15 @@ describe('lag', () => {
     const payment = await preparedPayment(harness);
     harness.faults.set({ mode: 'lag', lagMs: LAG_MS });
     const applied = await payOnce(harness, payment);
-    const appliedAt = Date.now();
 
     const during = await submissionError(harness, payment.tx);
-    expectWithinLag(appliedAt);
     expect(during.response?.status).toBe(400);
     expect(during.response?.data).toMatchObject({
       type: 'https://stellar.org/horizon-errors/transaction_failed',
       extras: { result_codes: { transaction: 'tx_bad_seq' } },
     });
 
-    await afterLag(appliedAt);
+    passLag();
     const after = await harness.horizon.submitTransaction(payment.tx);
     expect(after).toMatchObject({ hash: payment.hash, ledger: applied.ledger, successful: true });
     // applied once, whatever was resubmitted
@@ -125,7 +120,6 @@ describe('lag', () => {
     const second = await preparedPayment(harness);
     harness.faults.set({ mode: 'lag', lagMs: LAG_MS, next: 1 });
     const lagging = await payOnce(harness, first);
-    const appliedAt = Date.now();
 
     // not faulted itself, but later than the lagging ledger
     const following = await payOnce(harness, second);
@@ -140,13 +134,12 @@ describe('lag', () => {
     const chained = await harness.horizon.submitTransaction(next);
     const root = await getJson(harness, '/');
     const statuses = await Promise.all([first.hash, second.hash, chained.hash].map((hash) => transactionStatus(harness, hash)));
-    expectWithinLag(appliedAt);
 
     expect([following.ledger, chained.ledger]).toEqual([lagging.ledger + 1, lagging.ledger + 2]);
     expect(root.body).toMatchObject({ history_latest_ledger: lagging.ledger - 1, core_latest_ledger: lagging.ledger + 2 });
     expect(statuses).toEqual([404, 404, 404]);
 
-    await afterLag(appliedAt);
+    passLag();
     expect((await getJson(harness, '/')).body.history_latest_ledger).toBe(lagging.ledger + 2);
     expect(await balancesOf(harness, first.payee.publicKey())).toEqual({ native: '10006.0000000' });
   });
@@ -166,6 +159,7 @@ describe('lag', () => {
 
 describe('lag-then-504', () => {
   let harness: SandboxHarness;
+  stoppedWallClock();
 
   beforeAll(async () => {
     harness = await startSandbox();
@@ -181,10 +175,8 @@ describe('lag-then-504', () => {
     harness.faults.set({ mode: 'lag-then-504', lagMs: LAG_MS, next: 1 });
 
     const error = await submissionError(harness, payment.tx);
-    const appliedAt = Date.now();
     const during = await readSide(harness, payment);
     const resubmitted = await submissionError(harness, payment.tx);
-    expectWithinLag(appliedAt);
 
     expect(error.response?.status).toBe(504);
     expect(error.response?.data).toEqual(TIMEOUT_PROBLEM);
@@ -192,7 +184,7 @@ describe('lag-then-504', () => {
     expect(resubmitted.response?.status).toBe(400);
     expect(resubmitted.response?.data).toMatchObject({ extras: { result_codes: { transaction: 'tx_bad_seq' } } });
 
-    await afterLag(appliedAt);
+    passLag();
     const after = await readSide(harness, payment);
     expect(after).toMatchObject({
       historyLatest: Number(before.historyLatest) + 1,
@@ -206,6 +198,7 @@ describe('lag-then-504', () => {
 
 describe('lag with a ledger closing every 300 ms', () => {
   let harness: SandboxHarness;
+  stoppedWallClock();
 
   beforeAll(async () => {
     harness = await startSandbox({ ledgerCloseMs: 300 });
@@ -218,14 +211,12 @@ describe('lag with a ledger closing every 300 ms', () => {
     harness.faults.set({ mode: 'lag', lagMs: LAG_MS, next: 1 });
 
     const applied = await payOnce(harness, payment);
-    const appliedAt = Date.now();
     const root = (await getJson(harness, '/')).body;
     const status = await transactionStatus(harness, payment.hash);
-    expectWithinLag(appliedAt);
 
     expect(root).toMatchObject({ history_latest_ledger: applied.ledger - 1, core_latest_ledger: applied.ledger });
     expect(status).toBe(404);
-    await afterLag(appliedAt);
+    passLag();
     expect(await transactionStatus(harness, payment.hash)).toBe(200);
   });
 });

@@ -1,11 +1,15 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Asset, Keypair, Operation } from '@stellar/stellar-sdk';
+import { until } from './fault-helpers';
 import { balancesOf, buildFrom, buildTransaction, fundedAccount, startSandbox, type SandboxHarness } from './sandbox-harness';
+import { accountWaitsInQueue, chainedWaitsInQueue, manualLedgerCloses } from './test-clocks';
 
 const CLOSE_MS = 300;
 
 describe('with a ledger closing every 300 ms', () => {
   let harness: SandboxHarness;
+  // The ledger timer ticks when the test says: what a test sends before a tick is one window,
+  // however slowly a busy machine sends it.
+  const { closeLedger, closing } = manualLedgerCloses(CLOSE_MS);
 
   beforeAll(async () => {
     harness = await startSandbox({ ledgerCloseMs: CLOSE_MS });
@@ -13,43 +17,47 @@ describe('with a ledger closing every 300 ms', () => {
 
   afterAll(() => harness.close());
 
-  // Funding resolves right after a ledger closes, so what is submitted next falls in a fresh window.
-  const startOfWindow = () => fundedAccount(harness);
+  const funded = () => closing(fundedAccount(harness));
 
   it('answers only when the ledger closes, and puts submissions of one window in the same ledger', async () => {
-    const [alice, bob, carol] = await Promise.all([fundedAccount(harness), fundedAccount(harness), fundedAccount(harness)]);
+    const [alice, bob, carol] = await Promise.all([funded(), funded(), funded()]);
     const fromAlice = await buildTransaction(harness, alice, [
       Operation.payment({ destination: carol.publicKey(), asset: Asset.native(), amount: '1' }),
     ]);
     const fromBob = await buildTransaction(harness, bob, [
       Operation.payment({ destination: carol.publicKey(), asset: Asset.native(), amount: '2' }),
     ]);
-    await startOfWindow();
 
-    const started = Date.now();
-    const pending = [harness.horizon.submitTransaction(fromAlice), harness.horizon.submitTransaction(fromBob)];
-    await sleep(50);
-    // nothing is applied before the ledger closes
+    let answered = 0;
+    const pending = [harness.horizon.submitTransaction(fromAlice), harness.horizon.submitTransaction(fromBob)].map((submission) =>
+      submission.finally(() => answered++),
+    );
+    await accountWaitsInQueue(harness, fromAlice);
+    await accountWaitsInQueue(harness, fromBob);
+    // both wait for the ledger: nothing answered, nothing applied
+    expect(answered).toBe(0);
     expect(await balancesOf(harness, carol.publicKey())).toEqual({ native: '10000.0000000' });
+
+    closeLedger();
     const [first, second] = await Promise.all(pending);
 
-    expect(Date.now() - started).toBeGreaterThanOrEqual(CLOSE_MS / 2);
     expect(first?.ledger).toBe(second?.ledger);
     expect(await balancesOf(harness, carol.publicKey())).toEqual({ native: '10003.0000000' });
   });
 
   it('applies two consecutive transactions of one account in the same ledger, in arrival order', async () => {
-    const [payer, payee] = await Promise.all([fundedAccount(harness), fundedAccount(harness)]);
+    const [payer, payee] = await Promise.all([funded(), funded()]);
     const account = await harness.horizon.loadAccount(payer.publicKey());
     const pay = (amount: string) => Operation.payment({ destination: payee.publicKey(), asset: Asset.native(), amount });
     const first = buildFrom(account, [pay('1')], harness.passphrase, {}, [payer]);
     const second = buildFrom(account, [pay('2')], harness.passphrase, {}, [payer]);
     expect(BigInt(second.sequence)).toBe(BigInt(first.sequence) + 1n);
-    await startOfWindow();
 
     const firstResponse = harness.horizon.submitTransaction(first);
-    await sleep(30);
+    await accountWaitsInQueue(harness, first);
     const secondResponse = harness.horizon.submitTransaction(second);
+    await chainedWaitsInQueue(harness, second);
+    closeLedger();
     const [a, b] = await Promise.all([firstResponse, secondResponse]);
 
     expect(a.successful && b.successful).toBe(true);
@@ -58,15 +66,13 @@ describe('with a ledger closing every 300 ms', () => {
   });
 
   it('answers a malformed envelope at once, without waiting for a ledger', async () => {
-    await startOfWindow();
-    const started = Date.now();
+    // no ledger closes here unless the test closes one: the answer cannot have waited for it
     const response = await fetch(`${harness.url}/transactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'tx=AAAA',
     });
     expect(response.status).toBe(400);
-    expect(Date.now() - started).toBeLessThan(CLOSE_MS / 2);
   });
 });
 
@@ -98,35 +104,39 @@ describe('with ledgers closing on submission (ledgerCloseMs 0)', () => {
 });
 
 describe('an idle network', () => {
+  const latestLedger = async (harness: SandboxHarness) => (await harness.horizon.ledgers().order('desc').limit(1).call()).records[0]!;
+
   it('closes an empty ledger when none closed for idleCloseMs, so time passes on the ledger as on Stellar', async () => {
     const harness = await startSandbox({ idleCloseMs: 400 });
     try {
       await fundedAccount(harness);
-      const before = await harness.horizon.ledgers().order('desc').limit(1).call();
-      const first = before.records[0]!;
+      const first = await latestLedger(harness);
 
-      await sleep(1300);
+      // close times count whole seconds: idle ledgers go on closing until one shows a later one
+      const latest = await until(async () => {
+        const newest = await latestLedger(harness);
+        return Date.parse(newest.closed_at) > Date.parse(first.closed_at) ? newest : undefined;
+      }, 'an idle ledger with a later close time');
 
-      const after = await harness.horizon.ledgers().order('desc').limit(1).call();
-      const latest = after.records[0]!;
       expect(latest.sequence).toBeGreaterThan(first.sequence);
       expect(latest.successful_transaction_count).toBe(0);
-      expect(Date.parse(latest.closed_at)).toBeGreaterThan(Date.parse(first.closed_at));
     } finally {
       await harness.close();
     }
   });
 
-  it('closes none with idleCloseMs 0', async () => {
-    const harness = await startSandbox({ idleCloseMs: 0 });
+  it('closes none with idleCloseMs 0, while a sandbox beside it closes an idle one', async () => {
+    const [quiet, idling] = await Promise.all([startSandbox({ idleCloseMs: 0 }), startSandbox({ idleCloseMs: 400 })]);
     try {
-      await fundedAccount(harness);
-      const before = (await harness.horizon.ledgers().order('desc').limit(1).call()).records[0]!;
-      await sleep(600);
-      const after = (await harness.horizon.ledgers().order('desc').limit(1).call()).records[0]!;
-      expect(after.sequence).toBe(before.sequence);
+      await Promise.all([fundedAccount(quiet), fundedAccount(idling)]);
+      const [quietBefore, idlingBefore] = await Promise.all([latestLedger(quiet), latestLedger(idling)]);
+
+      // the same stretch of time for both, however long a busy machine makes it
+      await until(async () => ((await latestLedger(idling)).sequence > idlingBefore.sequence ? true : undefined), 'the idling sandbox to close a ledger');
+
+      expect((await latestLedger(quiet)).sequence).toBe(quietBefore.sequence);
     } finally {
-      await harness.close();
+      await Promise.all([quiet.close(), idling.close()]);
     }
   });
 });

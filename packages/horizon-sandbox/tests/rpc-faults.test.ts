@@ -1,9 +1,10 @@
 import { rpc } from '@stellar/stellar-sdk';
 import { TIMEOUT_PROBLEM, preparedPayment, submissionError, transactionStatus, type Payment } from './fault-helpers';
 import { startSandbox, type SandboxHarness } from './sandbox-harness';
+import { stoppedWallClock } from './test-clocks';
 
 const { GetTransactionStatus } = rpc.Api;
-/** Long enough that a held-back ledger stays hidden for the whole test; faults.clear() releases it. */
+/** A held-back ledger stays hidden for the whole test (the wall clock stands still here); faults.clear() releases it. */
 const HELD = 60_000;
 
 /** What rpc.Server's sendTransaction rejected with (an AxiosError), or fails the test if it answered. */
@@ -18,6 +19,7 @@ async function sendError(harness: SandboxHarness, payment: Payment): Promise<{ c
 
 describe('faults on Stellar RPC, drawn from the same fault plan as Horizon', () => {
   let harness: SandboxHarness;
+  stoppedWallClock();
   beforeEach(async () => {
     harness = await startSandbox();
   });
