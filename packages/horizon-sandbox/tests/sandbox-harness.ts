@@ -31,6 +31,12 @@ export interface SandboxHarness extends LedgerClient {
   rpc: rpc.Server;
   rpcUrl: string;
   faults: SandboxFaults;
+  /**
+   * Requests handed to the sandbox so far, counted once its handler can run: on arrival without a
+   * body, once the body is read with one. A handler then reaches core's queue before the next turn
+   * of the event loop is over (see handedIn in test-clocks.ts).
+   */
+  requestsIn(): number;
   close(): Promise<void>;
 }
 
@@ -43,6 +49,13 @@ export function clientFor(url: string, passphrase = SANDBOX_NETWORK_PASSPHRASE):
 export async function startSandbox(options: HorizonSandboxOptions = {}): Promise<SandboxHarness> {
   const sandbox = await createHorizonSandbox({ idleCloseMs: 0, ...options });
   const app = express();
+  let requestsIn = 0;
+  app.use((req, _res, next) => {
+    const hasBody = (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) req.once('end', () => requestsIn++);
+    else requestsIn++;
+    next();
+  });
   app.use('/sandbox/horizon', sandbox.router);
   app.use('/sandbox/rpc', sandbox.rpcRouter);
   const server = await new Promise<Server>((resolve) => {
@@ -58,6 +71,7 @@ export async function startSandbox(options: HorizonSandboxOptions = {}): Promise
     horizon: new Horizon.Server(url, { allowHttp: true }),
     passphrase: options.networkPassphrase ?? SANDBOX_NETWORK_PASSPHRASE,
     faults: sandbox.faults,
+    requestsIn: () => requestsIn,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,7 +1,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Asset,
   Keypair,
@@ -14,6 +13,7 @@ import {
 } from '@stellar/stellar-sdk';
 import { TIMEOUT_PROBLEM, getJson } from './fault-helpers';
 import { balancesOf, buildFrom, fundedAccount, startSandbox, type SandboxHarness } from './sandbox-harness';
+import { accountWaitsInQueue, handedIn, manualLedgerCloses } from './test-clocks';
 
 // Surge pricing as stellar-core does it for classic transactions: a ledger takes at most
 // maxOperationsPerLedger operations, the highest bids per operation first, and when it cannot take
@@ -52,36 +52,39 @@ function payments(account: Horizon.AccountResponse, signer: Keypair, payee: stri
   return buildFrom(account, operations, passphrase, { fee: String(fee) }, [signer]);
 }
 
-async function fundAll(harness: SandboxHarness, count: number): Promise<Keypair[]> {
-  return Promise.all(Array.from({ length: count }, () => fundedAccount(harness)));
+/** `count` funded accounts, the ledgers closed (`closing`) as their fundings need. */
+async function fundAll(harness: SandboxHarness, closing: <T>(pending: Promise<T>) => Promise<T>, count: number): Promise<Keypair[]> {
+  return closing(Promise.all(Array.from({ length: count }, () => fundedAccount(harness))));
 }
 
 async function coreLatestLedger(harness: SandboxHarness): Promise<number> {
   return (await getJson<{ core_latest_ledger: number }>(harness, '/')).body.core_latest_ledger;
 }
 
-// Windows of a second: every burst of a test must reach the queue between two closes, also on a
-// loaded machine (at 300 ms, a CI-like load split a 14-transaction burst across two ledgers).
-describe('a ledger of at most 10 operations, closing every second', () => {
+// The ledger timer ticks when the test says (manualLedgerCloses): every burst reaches the queue
+// before the close it is meant for, however slowly a busy machine sends it (with a real timer, a
+// CI-like load once split a 14-transaction burst across two ledgers).
+describe('a ledger of at most 10 operations', () => {
   let harness: SandboxHarness;
   let payee: Keypair;
   let clock: Keypair;
   let clockAccount: Horizon.AccountResponse;
+  const { closeLedger, closing } = manualLedgerCloses(1000);
 
   beforeAll(async () => {
     harness = await startSandbox({ ledgerCloseMs: 1000, maxOperationsPerLedger: 10, idleCloseMs: 0 });
-    [payee, clock] = (await fundAll(harness, 2)) as [Keypair, Keypair];
+    [payee, clock] = (await fundAll(harness, closing, 2)) as [Keypair, Keypair];
     clockAccount = await harness.horizon.loadAccount(clock.publicKey());
   });
 
   afterAll(() => harness.close());
 
-  /** A payment alone in its ledger: its answer comes right after a close, so what follows starts a fresh window. */
-  const tick = async () => harness.horizon.submitTransaction(payments(clockAccount, clock, payee.publicKey(), harness.passphrase, 100));
+  /** A payment alone in its ledger. */
+  const tick = async () => closing(harness.horizon.submitTransaction(payments(clockAccount, clock, payee.publicKey(), harness.passphrase, 100)));
 
   it('takes the highest bids, charges each the lowest of them, and lets the rest in once the load has passed', async () => {
     const bids = [300, 1200, 500, 100, 900, 700, 1300, 200, 1000, 600, 1100, 400, 800, 1400];
-    const bidders = await fundAll(harness, bids.length);
+    const bidders = await fundAll(harness, closing, bids.length);
     const accounts = await Promise.all(bidders.map((bidder) => harness.horizon.loadAccount(bidder.publicKey())));
     const burst = bids.map((bid, index) =>
       payments(accounts[index] as Horizon.AccountResponse, bidders[index] as Keypair, payee.publicKey(), harness.passphrase, bid),
@@ -90,7 +93,9 @@ describe('a ledger of at most 10 operations, closing every second', () => {
     let lastTick;
     for (let ledger = 0; ledger < 3; ledger++) lastTick = await tick();
 
-    const answers = await Promise.all(burst.map((tx) => post(harness, tx)));
+    const sent = burst.map((tx) => post(harness, tx));
+    for (const tx of burst) await accountWaitsInQueue(harness, tx);
+    const answers = await closing(Promise.all(sent));
 
     expect(answers.map((answer) => answer.status)).toEqual(bids.map(() => 200));
     const full = (lastTick?.ledger ?? 0) + 1;
@@ -145,7 +150,7 @@ describe('a ledger of at most 10 operations, closing every second', () => {
   });
 
   it('drops a transaction that waited more than pendingDepthLedgers ledgers, with a 504; a fee bump of it then lands once', async () => {
-    const [stuck, sponsor, ...loaders] = (await fundAll(harness, 6)) as [Keypair, Keypair, ...Keypair[]];
+    const [stuck, sponsor, ...loaders] = (await fundAll(harness, closing, 6)) as [Keypair, Keypair, ...Keypair[]];
     const stuckAccount = await harness.horizon.loadAccount(stuck.publicKey());
     const stuckBefore = await balancesOf(harness, stuck.publicKey());
     const lowBid = payments(stuckAccount, stuck, payee.publicKey(), harness.passphrase, 100);
@@ -159,19 +164,22 @@ describe('a ledger of at most 10 operations, closing every second', () => {
     await tick();
 
     const stuckAnswer = post(harness, lowBid);
-    await sleep(20);
+    await accountWaitsInQueue(harness, lowBid);
     // 31 operations wait: within the queue's 4 ledgers x 10, so nothing is pushed out
-    const [firstAnswer, secondAnswer, thirdAnswer] = [post(harness, first), post(harness, second), post(harness, third)];
+    const sentTogether = [first, second, third].map((tx) => post(harness, tx));
+    for (const tx of [first, second, third]) await accountWaitsInQueue(harness, tx);
     // the fourth arrives once the first ledger has closed, when the queue has room for it
-    const firstLoad = await firstAnswer;
-    const loadAnswers = [firstLoad, ...(await Promise.all([secondAnswer, thirdAnswer, post(harness, fourth)]))];
+    closeLedger();
+    const sentLast = post(harness, fourth);
+    await accountWaitsInQueue(harness, fourth);
+    const loadAnswers = await closing(Promise.all([...sentTogether, sentLast]));
 
     // one per ledger, in four ledgers running: which of the three sent together arrived first is
     // up to the network (equal bids go by arrival), so the order is not asserted
     const ledgers = loadAnswers.map((answer) => answer.body.ledger ?? 0).sort((a, b) => a - b);
     expect(ledgers).toEqual([ledgers[0], (ledgers[0] ?? 0) + 1, (ledgers[0] ?? 0) + 2, (ledgers[0] ?? 0) + 3]);
     expect(loadAnswers.map((answer) => answer.body.fee_charged)).toEqual(['2000', '2000', '2000', '2000']);
-    const dropped = await stuckAnswer;
+    const dropped = await closing(stuckAnswer);
     expect(dropped.status).toBe(504);
     expect(dropped.body).toEqual(TIMEOUT_PROBLEM);
     expect((await fetch(`${harness.url}/transactions/${hashOf(lowBid)}`)).status).toBe(404);
@@ -182,11 +190,11 @@ describe('a ledger of at most 10 operations, closing every second', () => {
     const payeeBefore = await balancesOf(harness, payee.publicKey());
     const bump = TransactionBuilder.buildFeeBumpTransaction(sponsor, '1000', lowBid, harness.passphrase);
     bump.sign(sponsor);
-    const landed = await post(harness, bump);
+    const landed = await closing(post(harness, bump));
     expect(landed).toMatchObject({ status: 200, body: { hash: hashOf(bump), fee_charged: '200', max_fee: '2000' } });
     // submitted again, bumped or bare, it is answered from the ledger and not applied twice
-    expect(await post(harness, bump)).toMatchObject({ status: 200, body: { hash: hashOf(bump), ledger: landed.body.ledger } });
-    expect(await post(harness, lowBid)).toMatchObject({ status: 200, body: { ledger: landed.body.ledger } });
+    expect(await closing(post(harness, bump))).toMatchObject({ status: 200, body: { hash: hashOf(bump), ledger: landed.body.ledger } });
+    expect(await closing(post(harness, lowBid))).toMatchObject({ status: 200, body: { ledger: landed.body.ledger } });
     const byInner = await harness.horizon.transactions().transaction(hashOf(lowBid)).call();
     expect(byInner).toMatchObject({ hash: hashOf(lowBid), fee_bump_transaction: { hash: hashOf(bump) }, successful: true });
     expect((await harness.horizon.loadAccount(stuck.publicKey())).sequence).toBe(lowBid.sequence);
@@ -195,25 +203,27 @@ describe('a ledger of at most 10 operations, closing every second', () => {
   });
 });
 
-describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () => {
+describe("core's queue: 2 ledgers of 5 operations", () => {
   let harness: SandboxHarness;
   let payee: Keypair;
   let clock: Keypair;
   let clockAccount: Horizon.AccountResponse;
+  // ledgers close when the test says (see above)
+  const { closing } = manualLedgerCloses(1000);
 
   beforeAll(async () => {
     harness = await startSandbox({ ledgerCloseMs: 1000, maxOperationsPerLedger: 5, pendingDepthLedgers: 2, idleCloseMs: 0 });
-    [payee, clock] = (await fundAll(harness, 2)) as [Keypair, Keypair];
+    [payee, clock] = (await fundAll(harness, closing, 2)) as [Keypair, Keypair];
     clockAccount = await harness.horizon.loadAccount(clock.publicKey());
   });
 
   afterAll(() => harness.close());
 
-  const tick = async () => harness.horizon.submitTransaction(payments(clockAccount, clock, payee.publicKey(), harness.passphrase, 100));
+  const tick = async () => closing(harness.horizon.submitTransaction(payments(clockAccount, clock, payee.publicKey(), harness.passphrase, 100)));
   const load = async (keypair: Keypair) => harness.horizon.loadAccount(keypair.publicKey());
 
   it('refuses a bid under 100 stroops per operation at once', async () => {
-    const [payer] = (await fundAll(harness, 1)) as [Keypair];
+    const [payer] = (await fundAll(harness, closing, 1)) as [Keypair];
     await tick();
     const before = await coreLatestLedger(harness);
 
@@ -226,7 +236,7 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
   });
 
   it('when full, refuses a bid no higher than the lowest waiting and lets a higher one push the lowest out', async () => {
-    const [fillerA, fillerB, low, high] = (await fundAll(harness, 4)) as [Keypair, Keypair, Keypair, Keypair];
+    const [fillerA, fillerB, low, high] = (await fundAll(harness, closing, 4)) as [Keypair, Keypair, Keypair, Keypair];
     const fillA = payments(await load(fillerA), fillerA, payee.publicKey(), harness.passphrase, 200, 5);
     const fillB = payments(await load(fillerB), fillerB, payee.publicKey(), harness.passphrase, 200, 5);
     const lowBid = payments(await load(low), low, payee.publicKey(), harness.passphrase, 200);
@@ -236,14 +246,14 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
 
     // 10 operations: the queue holds 2 ledgers of 5
     const filledA = post(harness, fillA);
-    await sleep(30);
+    await accountWaitsInQueue(harness, fillA);
     const filledB = post(harness, fillB);
-    await sleep(30);
+    await accountWaitsInQueue(harness, fillB);
     const refused = await post(harness, lowBid);
     const pushing = post(harness, highBid);
     const pushedOut = await filledB;
 
-    // both answered before any ledger closed
+    // both answered with no ledger closed
     expect(await coreLatestLedger(harness)).toBe(before);
     expect(refused.status).toBe(400);
     expect(refused.body.extras?.result_codes).toEqual({ transaction: 'tx_insufficient_fee' });
@@ -252,7 +262,7 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
     // among equal bids the latest to arrive goes first
     expect(pushedOut).toEqual({ status: 504, body: TIMEOUT_PROBLEM });
 
-    const [pushed, stayed] = await Promise.all([pushing, filledA]);
+    const [pushed, stayed] = await closing(Promise.all([pushing, filledA]));
     // the next ledger could not take both: the higher bid went in and set the price; fillA waited one ledger
     expect(pushed.body).toMatchObject({ ledger: before + 1, fee_charged: '300' });
     expect(stayed.body).toMatchObject({ ledger: before + 2, fee_charged: '500' });
@@ -262,12 +272,16 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
   });
 
   it('answers the same transaction submitted twice while it waits with one result, applied once', async () => {
-    const [payer] = (await fundAll(harness, 1)) as [Keypair];
+    const [payer] = (await fundAll(harness, closing, 1)) as [Keypair];
     const tx = payments(await load(payer), payer, payee.publicKey(), harness.passphrase, 100);
     await tick();
     const payeeBefore = await balancesOf(harness, payee.publicKey());
+    const requestsBefore = harness.requestsIn();
 
-    const [first, second] = await Promise.all([post(harness, tx), post(harness, tx)]);
+    const twice = [post(harness, tx), post(harness, tx)];
+    // both submissions handed to core before its ledger closes
+    await handedIn(harness, requestsBefore + 2);
+    const [first, second] = await closing(Promise.all(twice));
 
     expect(first).toMatchObject({ status: 200, body: { hash: hashOf(tx) } });
     expect(second).toEqual(first);
@@ -275,7 +289,7 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
   });
 
   it('replaces a waiting transaction with a fee bump bidding 10x or more, and refuses one bidding less', async () => {
-    const [payer, sponsor] = (await fundAll(harness, 2)) as [Keypair, Keypair];
+    const [payer, sponsor] = (await fundAll(harness, closing, 2)) as [Keypair, Keypair];
     const inner = payments(await load(payer), payer, payee.publicKey(), harness.passphrase, 100);
     const bump = (ratePerOperation: string) => {
       const built = TransactionBuilder.buildFeeBumpTransaction(sponsor, ratePerOperation, inner, harness.passphrase);
@@ -288,7 +302,7 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
     const payeeBefore = await balancesOf(harness, payee.publicKey());
 
     const replaced = post(harness, inner);
-    await sleep(30);
+    await accountWaitsInQueue(harness, inner);
     const refused = await post(harness, ninefold);
     const replacing = post(harness, tenfold);
 
@@ -297,7 +311,7 @@ describe("core's queue: 2 ledgers of 5 operations, a ledger every second", () =>
     // 10 x 100 per operation, for the inner operation plus one
     expect(feeChargedIn(refused)).toBe('2000');
     expect(await replaced).toEqual({ status: 504, body: TIMEOUT_PROBLEM });
-    const landed = await replacing;
+    const landed = await closing(replacing);
     expect(landed).toMatchObject({ status: 200, body: { hash: hashOf(tenfold), fee_charged: '200', max_fee: '2000' } });
 
     const byInner = await harness.horizon.transactions().transaction(hashOf(inner)).call();

@@ -105,3 +105,14 @@ export async function chainedWaitsInQueue(harness: SandboxHarness, tx: Transacti
     return status === 'DUPLICATE' ? true : undefined;
   }, 'the chained transaction waiting in the queue');
 }
+
+/**
+ * Waits until the sandbox has been handed `count` requests in all (SandboxHarness.requestsIn), then
+ * lets their handlers run: the sandbox takes a submission into core's queue without waiting on
+ * anything, so they are in it then. For what no probe can see, such as a second submission of an
+ * envelope already waiting, or friendbot's fundings.
+ */
+export async function handedIn(harness: SandboxHarness, count: number): Promise<void> {
+  await until(async () => (harness.requestsIn() >= count ? true : undefined), `${count} requests handed to the sandbox`);
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
