@@ -1,10 +1,12 @@
-import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Keypair, Operation, TransactionBuilder, rpc } from '@stellar/stellar-sdk';
 import { HorizonClient } from '../../src/clients/horizon.client';
 import { LedgerRejectedError } from '../../src/clients/ledger-errors';
 import { FeeBumper, bidNamedBy, bidPerOperation } from '../../src/ledger/fee-bumper';
 import { FeePolicy } from '../../src/ledger/fee-policy';
 import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
+// The ledger sandbox's own test kit: a ledger timer the test ticks, and a probe of its queue.
+import { accountWaitsInQueue, manualLedgerCloses } from '../../packages/horizon-sandbox/tests/test-clocks';
 
 // The bid comes from the network's /fee_stats (read over HTTP from the sandbox, as from Horizon),
 // at least the base fee, at most MAX_FEE_STROOPS. A raise bids what stellar-core's queue takes in
@@ -59,6 +61,12 @@ describe('FeePolicy', () => {
     const bid = await new FeePolicy(unreachable, { percentile: 90, maxFeeStroops: 10_000n, cacheMs: 0 }).bid();
     expect(bid).toEqual({ perOperation: 100n, ledger: undefined });
   });
+});
+
+describe('FeePolicy on a surging network', () => {
+  // The ledger timer ticks when the test says: the four payments all wait in the queue before the
+  // close that takes the two highest, however slowly a busy machine sends them.
+  const { closeLedger, closing } = manualLedgerCloses(300);
 
   it('follows what a surging network charged, and never bids past the cap', async () => {
     // A ledger holding 2 operations, and four payments bidding 300..600 at once: the two highest
@@ -66,9 +74,10 @@ describe('FeePolicy', () => {
     const surging = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: 2 });
     try {
       const client = horizonClient(surging.url);
+      const queue = { rpc: new rpc.Server(surging.rpcUrl, { allowHttp: true }), passphrase: SANDBOX_NETWORK_PASSPHRASE };
       const payers = Array.from({ length: 4 }, () => Keypair.random());
-      for (const payer of payers) await fetch(`${surging.url}/friendbot?addr=${payer.publicKey()}`);
-      await Promise.allSettled(
+      for (const payer of payers) await closing(fetch(`${surging.url}/friendbot?addr=${payer.publicKey()}`));
+      const payments = await Promise.all(
         payers.map(async (payer, i) => {
           const loaded = await client.loadAccount(payer.publicKey());
           const tx = new TransactionBuilder(new Account(payer.publicKey(), loaded!.sequence), { fee: String(300 + 100 * i), networkPassphrase: SANDBOX_NETWORK_PASSPHRASE })
@@ -76,9 +85,13 @@ describe('FeePolicy', () => {
             .setTimeout(60)
             .build();
           tx.sign(payer);
-          return client.submit(tx);
+          return tx;
         }),
       );
+      const submitted = Promise.allSettled(payments.map((tx) => client.submit(tx)));
+      for (const tx of payments) await accountWaitsInQueue(queue, tx);
+      closeLedger();
+      await closing(submitted);
       const at = (percentile: number, maxFeeStroops = 10_000n) => new FeePolicy(client, { percentile, maxFeeStroops, cacheMs: 0 }).bid();
       expect((await at(99)).perOperation).toBe(500n);
       expect((await at(99, 400n)).perOperation).toBe(400n);

@@ -87,7 +87,7 @@ export function manualLedgerCloses(closeMs: number): { closeLedger(): void; clos
  * account's transactions waits the answer is TRY_AGAIN_LATER (one per account in the queue); before,
  * that sequence number is not the account's next, and it is refused.
  */
-export async function accountWaitsInQueue(harness: SandboxHarness, tx: Transaction | FeeBumpTransaction): Promise<void> {
+export async function accountWaitsInQueue(harness: Pick<SandboxHarness, 'rpc' | 'passphrase'>, tx: Transaction | FeeBumpTransaction): Promise<void> {
   const inner = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
   const next = buildFrom(new Account(inner.source, inner.sequence), [Operation.setOptions({})], harness.passphrase, {}, []);
   await until(async () => ((await harness.rpc.sendTransaction(next)).status === 'TRY_AGAIN_LATER' ? true : undefined), `a transaction of ${inner.source} waiting in the queue`);
