@@ -2,6 +2,7 @@ import { Asset, Keypair, Networks } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { HorizonClient } from '../../src/clients/horizon.client';
 import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
+import { PATIENCE_MS } from '../helpers/patience';
 
 /**
  * The Horizon adapter's reads against a Horizon that answers what it should not: every read is
@@ -17,7 +18,8 @@ describe('the Horizon adapter reads an unexpected Horizon answer as unavailable'
   // connections, and a read on a dropped one is a reset, not the answer under test.
   const clientOf = async (behaviour: Behaviour) => {
     horizon = await startFakeServer(behaviour);
-    return new HorizonClient({ horizonUrl: horizon.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 2000, retentionLedgers: 1000 });
+    // its read deadline plays no part (every answer comes at once): it waits as long as the suite
+    return new HorizonClient({ horizonUrl: horizon.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: PATIENCE_MS, retentionLedgers: 1000 });
   };
 
   afterEach(() => horizon?.close());

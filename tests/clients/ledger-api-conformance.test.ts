@@ -5,6 +5,7 @@ import { balanceOf, type LedgerApi } from '../../src/clients/ledger-api';
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { LEDGER_APIS, startLedgerSandbox, type LedgerApiKind, type RunningLedger } from '../helpers/sandboxes';
+import { PATIENCE_MS } from '../helpers/patience';
 
 /**
  * One conformance suite for the ledger port: the RPC adapter and the Horizon adapter, each against
@@ -21,7 +22,8 @@ afterAll(() => ledger.stop());
 afterEach(() => ledger.faults.clear());
 
 function clientFor(api: LedgerApiKind, options: { submitTimeoutMs?: number } = {}): LedgerApi {
-  const common = { networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, readTimeoutMs: 5000, submitTimeoutMs: options.submitTimeoutMs ?? 10_000 };
+  // The clients' own deadlines play no part here (every answer comes at once): they wait as long as the suite.
+  const common = { networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, readTimeoutMs: PATIENCE_MS, submitTimeoutMs: options.submitTimeoutMs ?? PATIENCE_MS };
   return api === 'rpc' ? new RpcClient({ rpcUrl: ledger.rpcUrl, ...common }) : new HorizonClient({ horizonUrl: ledger.url, retentionLedgers: 120_960, ...common });
 }
 

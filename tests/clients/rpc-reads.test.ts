@@ -2,6 +2,7 @@ import { Asset, Keypair, Networks } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
+import { PATIENCE_MS } from '../helpers/patience';
 
 /**
  * The RPC adapter's reads against an RPC provider that answers what it should not: a JSON-RPC error,
@@ -16,7 +17,8 @@ describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => 
 
   const clientOf = async (behaviour: Behaviour) => {
     rpc = await startFakeServer(behaviour);
-    return new RpcClient({ rpcUrl: rpc.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 2000 });
+    // its read deadline plays no part (every answer comes at once): it waits as long as the suite
+    return new RpcClient({ rpcUrl: rpc.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: PATIENCE_MS });
   };
   /** Answers every JSON-RPC call with `result` (or `error`), echoing its id. */
   const jsonRpc = (reply: { result?: unknown; error?: unknown }): Behaviour => (_req, res, body) => {
