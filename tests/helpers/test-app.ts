@@ -9,6 +9,7 @@ import { buildContainer, type Container } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
 import { createLogger } from '../../src/logger';
 import { openTestDatabase, resetDatabase } from './database';
+import { PATIENCE_MS } from './patience';
 
 export interface TestApp {
   container: Container;
@@ -38,7 +39,14 @@ export async function closeTestDatabase(): Promise<void> {
 export interface TestAppOptions {
   /** false builds the app on the file's database as it is: a second process, or a restart. Default true. */
   reset?: boolean;
-  /** Container options the environment cannot set. */
+  /**
+   * Container options the environment cannot set: how long a signup waits for its wallet's
+   * activation, and a verified payment for its mint, before answering. Here the suite's patience
+   * unless a test sets them (the service's 5 s and 10 s are deadlines a busy machine can pass: the
+   * answer then comes before the wallet is active or the tokens are there, and a test that goes on
+   * to use them fails on a race it did not mean to test). A ledger that is down still answers at
+   * once: the wait ends when the write does, given up or not.
+   */
   signupWaitMs?: number;
   mintWaitMs?: number;
 }
@@ -85,7 +93,7 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const container = await buildContainer(config, logger, { database, signupWaitMs: options.signupWaitMs, mintWaitMs: options.mintWaitMs });
+  const container = await buildContainer(config, logger, { database, signupWaitMs: options.signupWaitMs ?? PATIENCE_MS, mintWaitMs: options.mintWaitMs ?? PATIENCE_MS });
   let closing: Promise<void> | undefined;
   return {
     container,
