@@ -6,7 +6,7 @@ import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/fac
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { chargeSuccess, mintRecords, paidIntent, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
 import { LEDGER_APIS } from '../helpers/sandboxes';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startAppKeepingData, startTestApp, type TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
@@ -25,7 +25,11 @@ import { withSandboxes } from '../helpers/with-sandboxes';
 
 const SPLIT_MS = 6000;
 const LEDGER_CLOSE_MS = 250;
+/** Both processes: the same channel accounts. */
+const CHANNELS = { LEDGER_CHANNELS: '2' };
+/** The process under the split: short deadlines, so unclear answers happen and the reconciler takes over within the test. */
 const JOURNAL = {
+  ...CHANNELS,
   LEDGER_TX_TIMEOUT_LEDGERS: '4', // about a second of ledgers: the split lasts six times that
   LEDGER_SUBMIT_TIMEOUT_MS: '800',
   LEDGER_SETTLE_BASE_MS: '50',
@@ -34,7 +38,6 @@ const JOURNAL = {
   LEDGER_RECHECK_MS: '200',
   RECONCILE_INTERVAL_MS: '250',
   WEBHOOK_RETRY_BASE_MS: '200',
-  LEDGER_CHANNELS: '2',
 };
 
 /** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
@@ -48,20 +51,27 @@ function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>,
 describe.each(LEDGER_APIS)('through %s, with lookups by hash on an instance a ledger behind', (api) => {
   const { ledger, provider } = withSandboxes({ app: false, ledger: { api, ledgerCloseMs: LEDGER_CLOSE_MS, idleCloseMs: LEDGER_CLOSE_MS } });
   let app: TestApp;
+  let setup: TestApp;
 
+  // The users, tokens and paid references are made by a process with the service's own deadlines,
+  // which a busy machine cannot make it miss; the split meets the process with the short ones.
   beforeAll(async () => {
-    app = await startTestApp({ ...ledger.env, ...provider.env, ...JOURNAL });
+    setup = await startTestApp({ ...ledger.env, ...provider.env, ...CHANNELS });
+    await supplyTokens(setup); // the ledger's accounts are set up here too
+    app = await startAppKeepingData({ ...ledger.env, ...provider.env, ...JOURNAL });
     app.container.start();
-    await supplyTokens(app);
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await setup.close();
+    await app.close();
+  });
 
   it('moves every key and every payment reference once, and the audit is clean', async () => {
-    const admin = await adminToken(app);
-    const alice = await fundedUser(app, 10);
-    const [bob, carol] = [await createUser(app), await createUser(app)];
-    const buyers = [await createUser(app), await createUser(app), await createUser(app)];
-    const intents = await Promise.all(buyers.map((buyer, i) => paidIntent(app, buyer, 10 * (i + 1))));
+    const admin = await adminToken(setup);
+    const alice = await fundedUser(setup, 10);
+    const [bob, carol] = [await createUser(setup), await createUser(setup)];
+    const buyers = [await createUser(setup), await createUser(setup), await createUser(setup)];
+    const intents = await Promise.all(buyers.map((buyer, i) => paidIntent(setup, buyer, 10 * (i + 1))));
     const faultsBefore = ledger.faults.stats['split-then-504'];
     // The first submissions of the load (a lookup instance that lags for ever would rightly leave
     // everything open for ever: a split heals, and then the truth must come out once).
