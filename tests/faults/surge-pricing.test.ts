@@ -1,10 +1,12 @@
-import { Account, Asset, Horizon, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Horizon, Keypair, Operation, TransactionBuilder, rpc, type Transaction } from '@stellar/stellar-sdk';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { eventually } from '../helpers/eventually';
 import { paidIntent, paymentBecomes, supplyTokens } from '../helpers/payment-fixtures';
 import { startLedgerSandbox, startPaystackSandbox, type RunningLedger, type RunningProvider } from '../helpers/sandboxes';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+// The ledger sandbox's own test kit: a ledger timer the test ticks, and a probe of its queue.
+import { accountWaits, manualLedgerCloses } from '../../packages/horizon-sandbox/tests/test-clocks';
 
 // Issue 14: when more operations compete for a ledger than it holds, Stellar includes the highest
 // bids and lets the rest wait. Here a competing load keeps every ledger full at 1,000 stroops per
@@ -16,6 +18,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 const LEDGER_OPS = 12;
 const COMPETING_BID = 1000;
+const CLOSE_MS = 300;
 
 let ledger: RunningLedger;
 let provider: RunningProvider;
@@ -23,6 +26,15 @@ let app: TestApp;
 let horizon: Horizon.Server;
 
 let sharedLedger: RunningLedger;
+
+/**
+ * The sandboxes' ledger timer is the test's (manualLedgerCloses), ticked by the conductor below:
+ * every 300 ms, as a sandbox would on its own, except while a surge is on. With a real timer the
+ * surge was only as full as a busy machine let the competing load keep it: its payments came back
+ * too slowly to fill each ledger, and the service's envelopes got in without a bump.
+ */
+const { closeLedger } = manualLedgerCloses(CLOSE_MS);
+let conductor: Conductor;
 
 beforeAll(async () => {
   ledger = sharedLedger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS });
@@ -33,6 +45,41 @@ afterAll(async () => {
   await sharedLedger.stop();
   await provider.stop();
 });
+beforeEach(() => {
+  conductor = startConductor();
+});
+
+interface Conductor {
+  /** Closes a ledger only when `full` says the queue holds a full ledger of competing bids. */
+  surge(full: () => Promise<boolean>): void;
+  /** Closes none until told otherwise. */
+  hold(): void;
+  /** Back to a ledger every 300 ms. */
+  calm(): void;
+  stop(): Promise<void>;
+}
+
+function startConductor(): Conductor {
+  let mode = 'calm' as 'calm' | 'hold' | (() => Promise<boolean>);
+  let running = true;
+  const ticking = (async () => {
+    while (running) {
+      await new Promise((resolve) => setTimeout(resolve, CLOSE_MS));
+      if (mode === 'hold' || (mode !== 'calm' && !(await mode()))) continue;
+      closeLedger();
+    }
+  })();
+  return {
+    surge: (full) => (mode = full),
+    hold: () => (mode = 'hold'),
+    calm: () => (mode = 'calm'),
+    async stop() {
+      running = false;
+      await ticking;
+    },
+  };
+}
+
 const SERVICE_ENV = {
   LEDGER_CHANNELS: '2',
   LEDGER_BUMP_AFTER_LEDGERS: '2',
@@ -46,13 +93,15 @@ const SERVICE_ENV = {
   LEDGER_SUBMIT_TIMEOUT_MS: '600',
 };
 
-let load: { stop(): Promise<number> } | undefined;
+let load: CompetingLoad | undefined;
 /** A test's own ledger, when it needs other limits; stopped after the test. */
 let ownLedger: RunningLedger | undefined;
 afterEach(async () => {
   // a failed test must not leave the competing load hammering a stopped sandbox
+  conductor.calm();
   await load?.stop();
   load = undefined;
+  await conductor.stop();
   await app.close();
   if (ownLedger) {
     await ownLedger.stop();
@@ -62,18 +111,26 @@ afterEach(async () => {
   }
 });
 
+interface CompetingLoad {
+  /** How many of its payments wait in the queue now (each of its accounts has at most one there). */
+  waiting(): Promise<number>;
+  stop(): Promise<number>;
+}
+
 /**
  * Other users of the network: accounts that keep one two-operation payment each in flight at
  * COMPETING_BID per operation, enough to fill every ledger, until stopped.
  */
-async function competingLoad(accounts: number): Promise<{ stop(): Promise<number> }> {
+async function competingLoad(accounts: number): Promise<CompetingLoad> {
   const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
   const keys = Array.from({ length: accounts }, () => Keypair.random());
   // friendbot bids the base fee and its fundings compete for room too: a few per ledger
   for (let i = 0; i < keys.length; i += 6) await Promise.all(keys.slice(i, i + 6).map((k) => fetch(`${ledger.url}/friendbot?addr=${k.publicKey()}`)));
+  const queue = { rpc: new rpc.Server(ledger.rpcUrl, { allowHttp: true }), passphrase: app.container.journal.client.networkPassphrase };
+  const latest: (Transaction | undefined)[] = keys.map(() => undefined);
   let running = true;
   let included = 0;
-  const loops = keys.map(async (key) => {
+  const loops = keys.map(async (key, index) => {
     let account = new Account(key.publicKey(), (await horizon.loadAccount(key.publicKey())).sequence);
     while (running) {
       const tx = new TransactionBuilder(account, { fee: String(COMPETING_BID), networkPassphrase: app.container.journal.client.networkPassphrase })
@@ -82,6 +139,7 @@ async function competingLoad(accounts: number): Promise<{ stop(): Promise<number
         .setTimeout(60)
         .build();
       tx.sign(key);
+      latest[index] = tx;
       try {
         await horizon.submitTransaction(tx);
         included++;
@@ -95,6 +153,10 @@ async function competingLoad(accounts: number): Promise<{ stop(): Promise<number
   // let the load fill a few ledgers before the service competes
   await eventually(async () => (included >= LEDGER_OPS ? true : undefined), 'the competing load filling ledgers');
   return {
+    async waiting() {
+      const sent = latest.filter((tx): tx is Transaction => tx !== undefined);
+      return (await Promise.all(sent.map((tx) => accountWaits(queue, tx)))).filter(Boolean).length;
+    },
     async stop() {
       running = false;
       await Promise.all(loops);
@@ -159,8 +221,11 @@ describe('surge pricing', () => {
     const buyers = await Promise.all([createUser(app), createUser(app)]);
     const intents = await Promise.all(buyers.map((b) => paidIntent(app, b, 30)));
 
-    // 8 accounts x 2 operations at 1,000 stroops: more than a 12-operation ledger holds.
-    load = await competingLoad(8);
+    // 8 accounts x 2 operations at 1,000 stroops: more than a 12-operation ledger holds. From here a
+    // ledger closes only when 6 of them (12 operations) wait: every ledger is full of the competing
+    // bid, however slowly a busy machine sends them.
+    const competing = (load = await competingLoad(8));
+    conductor.surge(async () => (await competing.waiting()) >= LEDGER_OPS / 2);
     await eventually(async () => {
       const stats = await feeStats();
       return stats.fee_charged.p50 === String(COMPETING_BID) && stats.ledger_capacity_usage === '1.00' ? true : undefined;
@@ -171,6 +236,7 @@ describe('surge pricing', () => {
     const [statuses] = await Promise.all([Promise.all(transfers), Promise.all(verifies)]);
     expect(statuses).toEqual([200, 200, 200]);
     for (const intent of intents) await paymentBecomes(app, intent.reference, 'minted');
+    conductor.calm();
     await load.stop();
     load = undefined;
 
@@ -216,26 +282,29 @@ describe('surge pricing', () => {
     // wanting in: full at every moment, so a bid that does not beat 1,000 is refused on arrival.
     ledger = ownLedger = await startLedgerSandbox({ ledgerCloseMs: 300, idleCloseMs: 0, maxOperationsPerLedger: LEDGER_OPS, pendingDepthLedgers: 1 });
     horizon = new Horizon.Server(ledger.url, { allowHttp: true });
-    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV });
+    // The submit deadline at its longest: the full queue's refusal is the answer to a first
+    // submission however late a busy machine delivers it (after 600 ms it was an unknown outcome,
+    // settled and bumped instead, and never counted as a refusal).
+    app = await startTestApp({ ...ledger.env, ...provider.env, ...SERVICE_ENV, LEDGER_SUBMIT_TIMEOUT_MS: '300000' });
     const alice = await fundedUser(app, 100);
     const bob = await createUser(app);
     const probe = Keypair.random();
     await fetch(`${ledger.url}/friendbot?addr=${probe.publicKey()}`);
     load = await competingLoad(30);
-    await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid');
 
-    // Right after a ledger closes the queue has room for a moment; a transfer arriving then is
-    // simply accepted. Transfers follow one another until one meets the full queue (or alice's 100
-    // tokens run out: how often one lands in a moment of room depends on how busy the machine is).
+    // Right after a ledger closes the queue has room for a moment, and a transfer arriving then is
+    // simply accepted. So no ledger closes from here until the transfer has met the full queue: it
+    // arrives when the queue refuses the competing bid, whatever a busy machine's timing.
+    conductor.hold();
+    await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid');
     const transferEnvelopes = async () =>
       (await app.container.journal.repository.allEnvelopes()).filter((e) => e.sourceAccount === alice.ledgerPublicKey);
     const refusedOnArrival = (e: { status: string; failure: string | null }) => e.status === 'failed' && /tx_insufficient_fee/.test(e.failure ?? '');
-    let sent = 0;
-    while (sent < 20) {
-      expect(await transferUntilFinal(alice, bob.ledgerPublicKey, 5, `full-queue-${sent}`)).toBe(200);
-      sent++;
-      if ((await transferEnvelopes()).some(refusedOnArrival)) break;
-    }
+    const sent = 1;
+    const transfer = transferUntilFinal(alice, bob.ledgerPublicKey, 5, 'full-queue');
+    await eventually(async () => ((await transferEnvelopes()).some(refusedOnArrival) ? true : undefined), 'the transfer refused by the full queue');
+    conductor.calm();
+    expect(await transfer).toBe(200);
     await load.stop();
     load = undefined;
 

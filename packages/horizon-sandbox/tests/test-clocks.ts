@@ -89,8 +89,14 @@ export function manualLedgerCloses(closeMs: number): { closeLedger(): void; clos
  */
 export async function accountWaitsInQueue(harness: Pick<SandboxHarness, 'rpc' | 'passphrase'>, tx: Transaction | FeeBumpTransaction): Promise<void> {
   const inner = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
+  await until(async () => ((await accountWaits(harness, tx)) ? true : undefined), `a transaction of ${inner.source} waiting in the queue`);
+}
+
+/** Whether a transaction of `tx`'s source account waits in core's queue now (asked as accountWaitsInQueue asks). */
+export async function accountWaits(harness: Pick<SandboxHarness, 'rpc' | 'passphrase'>, tx: Transaction | FeeBumpTransaction): Promise<boolean> {
+  const inner = tx instanceof FeeBumpTransaction ? tx.innerTransaction : tx;
   const next = buildFrom(new Account(inner.source, inner.sequence), [Operation.setOptions({})], harness.passphrase, {}, []);
-  await until(async () => ((await harness.rpc.sendTransaction(next)).status === 'TRY_AGAIN_LATER' ? true : undefined), `a transaction of ${inner.source} waiting in the queue`);
+  return (await harness.rpc.sendTransaction(next)).status === 'TRY_AGAIN_LATER';
 }
 
 /**
