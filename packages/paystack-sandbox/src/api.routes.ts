@@ -1,16 +1,10 @@
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { apiErrorHandler, parseOrReject } from './api-error-handler';
 import type { ChargeService } from './charge.service';
-import { PaystackSandboxError, type PaystackSandboxErrorCode } from './errors';
-import { sandboxLogger } from './logger';
-import { firstIssueMessage, initializeTransactionBody } from './schemas';
+import { PaystackSandboxError } from './errors';
+import type { RefundService } from './refund.service';
+import { createRefundBody, initializeTransactionBody } from './schemas';
 import { requireSecretKey } from './secret-key-auth';
-
-// Paystack answers 400 even for an unknown reference, and the service's client expects it.
-const STATUS_BY_CODE: Record<PaystackSandboxErrorCode, number> = {
-  duplicate_reference: 400,
-  reference_not_found: 400,
-  access_code_not_found: 404,
-};
 
 /**
  * Absolute, and derived from the request, so the link works wherever the sandbox router is
@@ -22,12 +16,9 @@ function checkoutUrl(req: Request, accessCode: string): string {
 
 function initialize(charges: ChargeService): RequestHandler {
   return async (req, res) => {
-    const parsed = initializeTransactionBody.safeParse(req.body ?? {});
-    if (!parsed.success) {
-      res.status(400).json({ status: false, message: firstIssueMessage(parsed.error) });
-      return;
-    }
-    const transaction = await charges.initialize(parsed.data);
+    const body = parseOrReject(initializeTransactionBody, req.body ?? {}, res);
+    if (!body) return;
+    const transaction = await charges.initialize(body);
     res.json({
       status: true,
       message: 'Authorization URL created',
@@ -46,34 +37,51 @@ function verify(charges: ChargeService): RequestHandler<{ reference: string }> {
   };
 }
 
-/** Every failure leaves as Paystack's `{status:false, message}`, never as an HTML error page. */
-const apiErrorHandler: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
-  if (error instanceof PaystackSandboxError) {
-    res.status(STATUS_BY_CODE[error.code]).json({ status: false, message: error.message });
-    return;
-  }
-  // body-parser marks client mistakes (bad JSON, body too large) as safe to expose.
-  const clientError = error as { expose?: boolean; status?: number; type?: string; message?: string };
-  if (clientError.expose === true && typeof clientError.status === 'number') {
-    const message = clientError.type === 'entity.parse.failed' ? 'Invalid JSON body' : (clientError.message ?? 'Bad request');
-    res.status(clientError.status).json({ status: false, message });
-    return;
-  }
-  sandboxLogger.error({ err: error }, 'paystack sandbox API request failed');
-  res.status(500).json({ status: false, message: 'Internal sandbox error' });
-};
+function createRefund(refunds: RefundService): RequestHandler {
+  return async (req, res) => {
+    const body = parseOrReject(createRefundBody, req.body ?? {}, res);
+    if (!body) return;
+    const data = await refunds.create({ transaction: body.transaction, amount: body.amount });
+    res.json({ status: true, message: 'Refund has been queued for processing', data });
+  };
+}
 
-/** Paystack's transaction API: a table of path -> secret-key auth -> handler. */
-export function createApiRouter(charges: ChargeService, secretKey: string): Router {
+function fetchRefund(refunds: RefundService): RequestHandler<{ id: string }> {
+  return (req, res) => {
+    const id = Number(req.params.id);
+    if (!Number.isSafeInteger(id)) throw new PaystackSandboxError('refund_not_found', 'Refund not found');
+    res.json({ status: true, message: 'Refund retrieved', data: refunds.fetch(id) });
+  };
+}
+
+/** Paystack lists every refund of the integration; the sandbox needs only "the refunds of this charge". */
+function listRefunds(refunds: RefundService): RequestHandler {
+  return (req, res) => {
+    const transaction = req.query.transaction ?? req.query.reference;
+    if (typeof transaction !== 'string' || transaction === '') {
+      res.status(400).json({ status: false, message: 'Pass the transaction reference or id as ?transaction=' });
+      return;
+    }
+    res.json({ status: true, message: 'Refunds retrieved', data: refunds.listFor(transaction) });
+  };
+}
+
+/** Paystack's transaction and refund API: a table of path -> secret-key auth -> handler. */
+export function createApiRouter(charges: ChargeService, refunds: RefundService, secretKey: string): Router {
   const router = Router();
   const auth = requireSecretKey(secretKey);
   const parseBody = [express.json(), express.urlencoded({ extended: false })];
 
   router.post('/transaction/initialize', auth, parseBody, initialize(charges));
   router.get('/transaction/verify/:reference', auth, verify(charges));
-  router.use('/transaction', auth, (_req, res) => {
-    res.status(404).json({ status: false, message: 'Not found in the Paystack sandbox' });
-  });
+  router.post('/refund', auth, parseBody, createRefund(refunds));
+  router.get('/refund', auth, listRefunds(refunds));
+  router.get('/refund/:id', auth, fetchRefund(refunds));
+  for (const prefix of ['/transaction', '/refund']) {
+    router.use(prefix, auth, (_req, res) => {
+      res.status(404).json({ status: false, message: 'Not found in the Paystack sandbox' });
+    });
+  }
   router.use(apiErrorHandler);
   return router;
 }

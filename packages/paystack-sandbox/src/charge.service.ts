@@ -1,18 +1,26 @@
 import { PaystackSandboxError } from './errors';
 import type { InitializeTransactionBody } from './schemas';
-import { toPaystackData, type PaystackTransactionData, type SandboxTransaction, type TransactionStatus } from './transaction';
+import {
+  isOpen,
+  toPaystackData,
+  type NotYetStatus,
+  type PaystackTransactionData,
+  type SandboxTransaction,
+  type TransactionStatus,
+} from './transaction';
 import type { TransactionStore } from './transaction-store';
 import type { WebhookSender } from './webhook-sender';
 
 /** The three buttons of the checkout page. */
 export type CheckoutAction = 'pay' | 'decline' | 'cancel';
 
-const STATUS_AFTER: Record<CheckoutAction, TransactionStatus> = {
-  pay: 'success',
-  decline: 'failed',
-  // Closing Paystack's checkout leaves the charge open: the buyer may come back and pay.
-  cancel: 'abandoned',
-};
+/** What a sandbox control may put a charge into: any not-yet status, or an end of the payment. */
+export type ControlledStatus = NotYetStatus | 'success' | 'failed';
+
+export interface StatusChangeOptions {
+  /** `false` completes the payment without `charge.success`, as when Paystack's webhook is lost. */
+  webhook: boolean;
+}
 
 /** The rules of the fake gateway: what a charge may become, and who hears about it. */
 export class ChargeService {
@@ -47,21 +55,43 @@ export class ChargeService {
   }
 
   /**
-   * Applies the buyer's choice. `success` and `failed` are final: any later action leaves the
-   * charge as it is, so a double-clicked Pay cannot pay (or notify) twice. The status change
-   * happens before the first await, so two racing requests cannot both see an open charge.
-   * The `charge.success` webhook goes out only on the transition, after the state is saved.
+   * Applies the buyer's choice. Pay and Decline end an open charge (whatever not-yet status a
+   * control gave it); Cancel, like closing Paystack's checkout, leaves it as it is. Any action on
+   * an ended charge leaves it alone, so a double-clicked Pay cannot pay (or notify) twice.
    */
   async completeCheckout(accessCode: string, action: CheckoutAction): Promise<SandboxTransaction> {
     const transaction = this.findForCheckout(accessCode);
-    const next = STATUS_AFTER[action];
-    if (transaction.status !== 'abandoned' || next === transaction.status) return transaction;
+    if (action === 'cancel' || !isOpen(transaction.status)) return transaction;
+    await this.moveOpenCharge(transaction, action === 'pay' ? 'success' : 'failed', { webhook: true });
+    return transaction;
+  }
 
+  /**
+   * The sandbox control: puts an open charge into another not-yet status, or ends it as Pay or
+   * Decline would. Asking an ended charge for the status it already has changes and sends nothing
+   * (a retried control is harmless); asking it for any other status is refused.
+   */
+  async setStatus(reference: string, status: ControlledStatus, options: StatusChangeOptions): Promise<PaystackTransactionData> {
+    const transaction = this.store.findByReference(reference);
+    if (!transaction) throw new PaystackSandboxError('transaction_not_found', 'Transaction not found');
+    if (!isOpen(transaction.status)) {
+      if (transaction.status === status) return this.dataOf(transaction);
+      throw new PaystackSandboxError('transaction_not_open', `Transaction is already ${transaction.status}`);
+    }
+    await this.moveOpenCharge(transaction, status, options);
+    return this.dataOf(transaction);
+  }
+
+  /**
+   * The status changes before the first await, so two racing requests cannot both see an open
+   * charge. `charge.success` goes out only on the move to `success`, after the state is saved.
+   */
+  private async moveOpenCharge(transaction: SandboxTransaction, next: TransactionStatus, options: StatusChangeOptions): Promise<void> {
+    if (next === transaction.status) return;
     this.store.setStatus(transaction, next);
-    const event = next === 'success' ? { event: 'charge.success' as const, data: this.dataOf(transaction) } : undefined;
+    const event = next === 'success' && options.webhook ? { event: 'charge.success' as const, data: this.dataOf(transaction) } : undefined;
     await this.store.persist();
     if (event) this.webhooks.send(event);
-    return transaction;
   }
 
   private dataOf(transaction: SandboxTransaction): PaystackTransactionData {

@@ -1,4 +1,4 @@
-import type { SandboxTransaction, TransactionStatus } from './transaction';
+import { isOpen, type NotYetStatus, type SandboxTransaction, type TransactionStatus } from './transaction';
 
 /**
  * The HTML a buyer sees. Self-contained (no scripts, no external assets) and every value from
@@ -76,10 +76,10 @@ function actionButton(actionBase: string, action: string, label: string): string
   return `<form method="post" action="${escapeHtml(`${actionBase}/${action}`)}"><button type="submit" class="${action}">${label}</button></form>`;
 }
 
-const SETTLED_TEXT: Record<TransactionStatus, string> = {
+const SETTLED_TEXT: Record<Exclude<TransactionStatus, NotYetStatus>, string> = {
   success: 'This charge has been paid.',
   failed: 'This charge was declined.',
-  abandoned: '',
+  reversed: 'This charge has been paid and returned to you.',
 };
 
 /**
@@ -87,14 +87,14 @@ const SETTLED_TEXT: Record<TransactionStatus, string> = {
  *   buttons post to `${actionBase}/pay|decline|cancel`.
  */
 export function renderCheckoutPage(transaction: SandboxTransaction, actionBase: string): string {
-  const open = transaction.status === 'abandoned';
-  const actions = open
+  const status = transaction.status;
+  const actions = isOpen(status)
     ? `<div class="actions">
 ${actionButton(actionBase, 'pay', 'Pay')}
 ${actionButton(actionBase, 'decline', 'Decline')}
 ${actionButton(actionBase, 'cancel', 'Cancel')}
 </div>`
-    : `<p>${SETTLED_TEXT[transaction.status]}</p>`;
+    : `<p>${SETTLED_TEXT[status]}</p>`;
   return layout(
     'Paystack sandbox checkout',
     `<h1>Complete your payment</h1>
@@ -108,10 +108,16 @@ ${actions}`,
   );
 }
 
+// Cancel leaves any not-yet status as it was: for the buyer each of them reads "cancelled".
 const RESULT_HEADINGS: Record<TransactionStatus, string> = {
   success: 'Payment complete',
   failed: 'Payment declined',
+  reversed: 'Payment returned',
   abandoned: 'Payment cancelled',
+  ongoing: 'Payment cancelled',
+  pending: 'Payment cancelled',
+  processing: 'Payment cancelled',
+  queued: 'Payment cancelled',
 };
 
 /** Shown instead of a redirect when the merchant gave no `callback_url`. */

@@ -2,15 +2,24 @@ import { Router } from 'express';
 import { createApiRouter } from './api.routes';
 import { ChargeService } from './charge.service';
 import { createCheckoutRouter } from './checkout.routes';
+import { DisputeService } from './dispute.service';
+import { RefundService } from './refund.service';
+import { createSandboxControlsRouter } from './sandbox-controls.routes';
 import { TransactionStore } from './transaction-store';
 import { WebhookSender } from './webhook-sender';
 
 export { signPaystackPayload } from './signature';
+export { sandboxControlPaths } from './control-paths';
+export type { ControlledStatus } from './charge.service';
+export { DISPUTE_RESOLUTIONS, type DisputeResolution, type DisputeStatus, type PaystackDisputeData } from './dispute';
+export type { PaystackRefundData, RefundEventData, RefundStatus } from './refund';
+export { NOT_YET_STATUSES, TRANSACTION_STATUSES, type NotYetStatus, type PaystackTransactionData, type TransactionStatus } from './transaction';
+export type { WebhookEvent, WebhookEventName } from './webhook-sender';
 
 export interface PaystackSandboxOptions {
   /** The Bearer secret the sandbox accepts; also the HMAC key for webhook signatures. */
   secretKey: string;
-  /** Where to POST signed `charge.success` events; unset means no webhooks. */
+  /** Where to POST signed events (`charge.success`, `refund.processed`, `charge.dispute.*`); unset means no webhooks. */
   webhookUrl?: string;
   /** Directory to persist transactions in (JSON, atomic write); unset means memory only. */
   dataDir?: string;
@@ -26,8 +35,10 @@ export interface PaystackSandbox {
 }
 
 /**
- * A stand-in for Paystack that speaks its HTTP contract: the transaction API behind the
- * Bearer secret, a checkout page with Pay / Decline / Cancel, and signed webhooks.
+ * A stand-in for Paystack that speaks its HTTP contract: the transaction and refund API behind
+ * the Bearer secret, a checkout page with Pay / Decline / Cancel, signed webhooks, and
+ * sandbox-only controls (`sandboxControlPaths`) for what Paystack does on its own: not-yet
+ * statuses, lost webhooks, chargebacks.
  * Loads earlier transactions from `dataDir` first, so it fails here, not on the first request,
  * if the saved state is unreadable.
  */
@@ -37,9 +48,12 @@ export async function createPaystackSandbox(options: PaystackSandboxOptions): Pr
   const store = await TransactionStore.open(options.dataDir);
   const webhooks = new WebhookSender({ secretKey: options.secretKey, url: options.webhookUrl });
   const charges = new ChargeService(store, webhooks);
+  const refunds = new RefundService(store, webhooks);
+  const disputes = new DisputeService(store, webhooks);
 
   const router = Router();
-  router.use(createApiRouter(charges, options.secretKey));
+  router.use(createApiRouter(charges, refunds, options.secretKey));
+  router.use(createSandboxControlsRouter(charges, disputes, options.secretKey));
   router.use(createCheckoutRouter(charges));
 
   return {

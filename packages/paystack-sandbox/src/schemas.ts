@@ -13,7 +13,7 @@ const positiveKobo = z
   .max(Number.MAX_SAFE_INTEGER, { error: INVALID_AMOUNT });
 
 /** Paystack takes the kobo amount either as a JSON number or as a string of digits. */
-const amountKobo = z.union(
+export const amountKobo = z.union(
   [positiveKobo, z.string().regex(/^\d+$/, { error: INVALID_AMOUNT }).transform(Number).pipe(positiveKobo)],
   { error: INVALID_AMOUNT },
 );
@@ -50,3 +50,19 @@ export type InitializeTransactionBody = z.infer<typeof initializeTransactionBody
 export function firstIssueMessage(error: z.ZodError): string {
   return error.issues[0]?.message ?? 'Invalid request body';
 }
+
+/** Paystack's `POST /refund`: `transaction` is a reference or an id (a JSON number is taken too). */
+export const createRefundBody = z.object(
+  {
+    transaction: z.union([z.string().trim().min(1), z.number().int().positive().transform(String)], {
+      error: 'Transaction reference or id is required',
+    }),
+    amount: amountKobo.optional(),
+    currency: z.literal('NGN', { error: 'Currency not supported by merchant' }).optional(),
+    customer_note: z.string().optional(),
+    merchant_note: z.string().optional(),
+  },
+  { error: 'Invalid request body' },
+);
+
+export type CreateRefundBody = z.infer<typeof createRefundBody>;

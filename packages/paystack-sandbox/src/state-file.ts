@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { DISPUTE_RESOLUTIONS } from './dispute';
+import { TRANSACTION_STATUSES } from './transaction';
 
 const persistedTransaction = z.object({
   id: z.number().int(),
@@ -12,7 +14,7 @@ const persistedTransaction = z.object({
   email: z.string(),
   callbackUrl: z.string().nullable(),
   metadata: z.unknown(),
-  status: z.enum(['abandoned', 'success', 'failed']),
+  status: z.enum(TRANSACTION_STATUSES),
   createdAt: z.string(),
   paidAt: z.string().nullable(),
   customerId: z.number().int(),
@@ -24,12 +26,40 @@ const persistedCustomer = z.object({
   customerCode: z.string(),
 });
 
+const persistedRefund = z.object({
+  id: z.number().int(),
+  transactionReference: z.string(),
+  amountKobo: z.number().int(),
+  status: z.enum(['pending', 'processed']),
+  refundReference: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  refundedAt: z.string().nullable(),
+});
+
+const persistedDispute = z.object({
+  id: z.number().int(),
+  transactionReference: z.string(),
+  refundAmountKobo: z.number().int(),
+  status: z.enum(['awaiting-merchant-feedback', 'resolved']),
+  resolution: z.enum(DISPUTE_RESOLUTIONS).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  dueAt: z.string(),
+  resolvedAt: z.string().nullable(),
+});
+
+// Refunds and disputes came later: their defaults let a file written before them load unchanged.
 const persistedState = z.object({
   version: z.literal(1),
   nextTransactionId: z.number().int(),
   nextCustomerId: z.number().int(),
+  nextRefundId: z.number().int().default(3_000_001),
+  nextDisputeId: z.number().int().default(7_000_001),
   transactions: z.array(persistedTransaction),
   customers: z.array(persistedCustomer),
+  refunds: z.array(persistedRefund).default([]),
+  disputes: z.array(persistedDispute).default([]),
 });
 
 export type PersistedState = z.infer<typeof persistedState>;
@@ -37,7 +67,7 @@ export type PersistedState = z.infer<typeof persistedState>;
 const FILE_NAME = 'paystack-transactions.json';
 
 /**
- * One JSON file holding every charge. Writes go to a temporary file that is fsynced and then
+ * One JSON file holding every charge, refund and dispute. Writes go to a temporary file that is fsynced and then
  * renamed over the old one, so a crash leaves either the previous state or the new one,
  * never half a file.
  */

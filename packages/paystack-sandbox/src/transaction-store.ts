@@ -1,5 +1,7 @@
 import { randomInt } from 'node:crypto';
+import type { SandboxDispute } from './dispute';
 import { PaystackSandboxError } from './errors';
+import type { SandboxRefund } from './refund';
 import { StateFile, type PersistedState } from './state-file';
 import type { SandboxCustomer, SandboxTransaction, TransactionStatus } from './transaction';
 
@@ -21,7 +23,7 @@ function randomToken(alphabet: string, length: number): string {
 }
 
 /**
- * Every charge and customer the sandbox knows, in memory, optionally mirrored to a JSON file.
+ * Every charge, customer, refund and dispute the sandbox knows, in memory, optionally mirrored to a JSON file.
  * Mutations are synchronous, so "is this reference taken?" and "take it" can never interleave
  * with another request; the file write that follows is queued so writes land in order.
  */
@@ -30,8 +32,13 @@ export class TransactionStore {
   private readonly referenceByAccessCode = new Map<string, string>();
   private readonly customersById = new Map<number, SandboxCustomer>();
   private readonly customerIdByEmail = new Map<string, number>();
+  private readonly referenceById = new Map<number, string>();
+  private readonly refundsById = new Map<number, SandboxRefund>();
+  private readonly disputesById = new Map<number, SandboxDispute>();
   private nextTransactionId = 1_000_001;
   private nextCustomerId = 5_000_001;
+  private nextRefundId = 3_000_001;
+  private nextDisputeId = 7_000_001;
   private pendingWrites: Promise<void> = Promise.resolve();
 
   private constructor(private readonly file: StateFile | undefined) {}
@@ -72,6 +79,14 @@ export class TransactionStore {
     return this.byReference.get(reference);
   }
 
+  /** Paystack's refund API takes "a transaction reference or id": the reference is tried first. */
+  findByReferenceOrId(referenceOrId: string): SandboxTransaction | undefined {
+    const byReference = this.byReference.get(referenceOrId);
+    if (byReference || !/^\d+$/.test(referenceOrId)) return byReference;
+    const reference = this.referenceById.get(Number(referenceOrId));
+    return reference === undefined ? undefined : this.byReference.get(reference);
+  }
+
   findByAccessCode(accessCode: string): SandboxTransaction | undefined {
     const reference = this.referenceByAccessCode.get(accessCode);
     return reference === undefined ? undefined : this.byReference.get(reference);
@@ -83,10 +98,69 @@ export class TransactionStore {
     return customer;
   }
 
-  /** Records the outcome of a checkout; the caller decides whether the move is allowed. */
+  /**
+   * Records a move of the charge; the caller decides whether it is allowed. A reversed charge was
+   * paid all the same, so it keeps its `paidAt`.
+   */
   setStatus(transaction: SandboxTransaction, status: TransactionStatus): void {
     transaction.status = status;
-    transaction.paidAt = status === 'success' ? new Date().toISOString() : null;
+    if (status === 'success') transaction.paidAt = new Date().toISOString();
+    else if (status !== 'reversed') transaction.paidAt = null;
+  }
+
+  insertRefund(input: Pick<SandboxRefund, 'transactionReference' | 'amountKobo'>): SandboxRefund {
+    const now = new Date().toISOString();
+    const refund: SandboxRefund = {
+      id: this.nextRefundId++,
+      ...input,
+      status: 'pending',
+      refundReference: null,
+      createdAt: now,
+      updatedAt: now,
+      refundedAt: null,
+    };
+    this.refundsById.set(refund.id, refund);
+    return refund;
+  }
+
+  /** The money has reached the buyer: the refund gets the processor's reference. */
+  markRefundProcessed(refund: SandboxRefund): void {
+    const now = new Date().toISOString();
+    refund.status = 'processed';
+    refund.refundReference = `TRF_${randomToken(LOWER_ALPHANUMERIC, 15)}`;
+    refund.refundedAt = now;
+    refund.updatedAt = now;
+  }
+
+  findRefund(id: number): SandboxRefund | undefined {
+    return this.refundsById.get(id);
+  }
+
+  refundsOf(transaction: SandboxTransaction): SandboxRefund[] {
+    return [...this.refundsById.values()].filter((refund) => refund.transactionReference === transaction.reference);
+  }
+
+  insertDispute(input: Pick<SandboxDispute, 'transactionReference' | 'refundAmountKobo' | 'dueAt'>): SandboxDispute {
+    const now = new Date().toISOString();
+    const dispute: SandboxDispute = {
+      id: this.nextDisputeId++,
+      ...input,
+      status: 'awaiting-merchant-feedback',
+      resolution: null,
+      createdAt: now,
+      updatedAt: now,
+      resolvedAt: null,
+    };
+    this.disputesById.set(dispute.id, dispute);
+    return dispute;
+  }
+
+  findDispute(id: number): SandboxDispute | undefined {
+    return this.disputesById.get(id);
+  }
+
+  disputesOf(transaction: SandboxTransaction): SandboxDispute[] {
+    return [...this.disputesById.values()].filter((dispute) => dispute.transactionReference === transaction.reference);
   }
 
   /**
@@ -140,6 +214,7 @@ export class TransactionStore {
 
   private index(transaction: SandboxTransaction): void {
     this.byReference.set(transaction.reference, transaction);
+    this.referenceById.set(transaction.id, transaction.reference);
     this.referenceByAccessCode.set(transaction.accessCode, transaction.reference);
   }
 
@@ -148,14 +223,22 @@ export class TransactionStore {
       version: 1 as const,
       nextTransactionId: this.nextTransactionId,
       nextCustomerId: this.nextCustomerId,
+      nextRefundId: this.nextRefundId,
+      nextDisputeId: this.nextDisputeId,
       transactions: [...this.byReference.values()],
       customers: [...this.customersById.values()],
+      refunds: [...this.refundsById.values()],
+      disputes: [...this.disputesById.values()],
     });
   }
 
   private restore(saved: PersistedState): void {
     this.nextTransactionId = saved.nextTransactionId;
     this.nextCustomerId = saved.nextCustomerId;
+    this.nextRefundId = saved.nextRefundId;
+    this.nextDisputeId = saved.nextDisputeId;
+    for (const refund of saved.refunds) this.refundsById.set(refund.id, refund);
+    for (const dispute of saved.disputes) this.disputesById.set(dispute.id, dispute);
     for (const customer of saved.customers) {
       this.customersById.set(customer.id, customer);
       this.customerIdByEmail.set(customer.email.toLowerCase(), customer.id);

@@ -3,8 +3,26 @@
  * Amounts are integer kobo everywhere; nothing here ever divides money into floats.
  */
 
-/** `abandoned` is Paystack's word for "opened but not completed"; it is not final. */
-export type TransactionStatus = 'abandoned' | 'success' | 'failed';
+/**
+ * Verify's `status` values (Paystack's "Verify Payments" guide). `abandoned` is "opened but not
+ * completed"; it and the other not-yet statuses leave the charge payable. `success` and `failed`
+ * end the payment; `reversed` is a paid charge whose money went back to the buyer in full
+ * ("refunded, or a chargeback was successfully logged", in Paystack's words).
+ */
+export const NOT_YET_STATUSES = ['abandoned', 'ongoing', 'pending', 'processing', 'queued'] as const;
+export type NotYetStatus = (typeof NOT_YET_STATUSES)[number];
+export const TRANSACTION_STATUSES = [...NOT_YET_STATUSES, 'success', 'failed', 'reversed'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** A charge the buyer can still pay: the checkout page keeps its buttons, the controls may move it. */
+export function isOpen(status: TransactionStatus): status is NotYetStatus {
+  return (NOT_YET_STATUSES as readonly string[]).includes(status);
+}
+
+/** A card was charged: the charge has an authorization and fees, and its money can be refunded or disputed. */
+export function wasCharged(status: TransactionStatus): boolean {
+  return status === 'success' || status === 'reversed';
+}
 
 export interface SandboxCustomer {
   id: number;
@@ -29,8 +47,13 @@ export interface SandboxTransaction {
 
 const GATEWAY_RESPONSES: Record<TransactionStatus, string> = {
   abandoned: 'The transaction was not completed',
+  ongoing: 'Awaiting the customer',
+  pending: 'Transaction in progress',
+  processing: 'Transaction in progress',
+  queued: 'Transaction queued',
   success: 'Successful',
   failed: 'Declined',
+  reversed: 'Successful',
 };
 
 // Paystack's local-card pricing: 1.5%, plus ₦100 from ₦2,500 up, capped at ₦2,000.
@@ -49,7 +72,7 @@ export function paystackFeeKobo(amountKobo: number): number {
 
 /** Paystack only returns a card authorization once a card has actually been charged. */
 function authorizationFor(tx: SandboxTransaction): Record<string, unknown> {
-  if (tx.status !== 'success') return {};
+  if (!wasCharged(tx.status)) return {};
   return {
     authorization_code: `AUTH_${tx.accessCode}`,
     bin: '408408',
@@ -72,6 +95,24 @@ function authorizationFor(tx: SandboxTransaction): Record<string, unknown> {
  * `charge.success` webhook, so both paths of the service see exactly the same shape.
  */
 export function toPaystackData(tx: SandboxTransaction, customer: SandboxCustomer) {
+  return { ...transactionFields(tx), customer: customerFields(customer), plan: null };
+}
+
+/** Paystack's customer object as it appears inside transactions and disputes. */
+export function customerFields(customer: SandboxCustomer) {
+  return {
+    id: customer.id,
+    first_name: null,
+    last_name: null,
+    email: customer.email,
+    customer_code: customer.customerCode,
+    phone: null,
+    metadata: null,
+    risk_action: 'default',
+  };
+}
+
+function transactionFields(tx: SandboxTransaction) {
   return {
     id: tx.id,
     domain: 'test',
@@ -90,20 +131,9 @@ export function toPaystackData(tx: SandboxTransaction, customer: SandboxCustomer
     ip_address: null,
     metadata: tx.metadata,
     log: null,
-    fees: tx.status === 'success' ? paystackFeeKobo(tx.amountKobo) : null,
+    fees: wasCharged(tx.status) ? paystackFeeKobo(tx.amountKobo) : null,
     fees_split: null,
     authorization: authorizationFor(tx),
-    customer: {
-      id: customer.id,
-      first_name: null,
-      last_name: null,
-      email: customer.email,
-      customer_code: customer.customerCode,
-      phone: null,
-      metadata: null,
-      risk_action: 'default',
-    },
-    plan: null,
   };
 }
 

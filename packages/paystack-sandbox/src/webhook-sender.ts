@@ -1,8 +1,17 @@
 import { sandboxLogger } from './logger';
 import { signPaystackPayload } from './signature';
 
+/** The events the sandbox sends, named as Paystack names them. */
+export type WebhookEventName =
+  | 'charge.success'
+  | 'refund.pending'
+  | 'refund.processed'
+  | 'charge.dispute.create'
+  | 'charge.dispute.remind'
+  | 'charge.dispute.resolve';
+
 export interface WebhookEvent {
-  event: 'charge.success';
+  event: WebhookEventName;
   data: unknown;
 }
 
@@ -68,7 +77,12 @@ export class WebhookSender {
     this.url = url;
   }
 
-  /** Queues the event for background delivery; does nothing when no URL is configured. */
+  /**
+   * Queues the event for background delivery; does nothing when no URL is configured. The body is
+   * serialised once, so every retry carries the same bytes and signature: a receiver deduplicates
+   * on the event's own identity (`event` with the charge's, refund's or dispute's id) and sees a
+   * retry as the same event.
+   */
   send(event: WebhookEvent): void {
     const url = this.url;
     if (url === undefined || this.stopRetrying.signal.aborted) return;
