@@ -7,6 +7,9 @@ import {
   AUTH_REVOCABLE_FLAG,
   BASE_RESERVE,
   PROTOCOL_VERSION,
+  TRUSTLINE_AUTHORIZED_FLAG,
+  TRUSTLINE_AUTH_FLAGS,
+  TRUSTLINE_CLAWBACK_ENABLED_FLAG,
 } from './ledger-rules';
 import { ROOT_BALANCE, type AccountEntry, type LedgerHeader } from './ledger-state';
 
@@ -37,10 +40,10 @@ export function accountResource(account: Readonly<AccountEntry>, base: string) {
     selling_liabilities: ZERO,
     ...(line.sponsor ? { sponsor: line.sponsor } : {}),
     last_modified_ledger: line.lastModifiedLedger,
-    // trustlines are always authorized: the sandbox has no allow_trust / set_trust_line_flags
-    is_authorized: true,
-    is_authorized_to_maintain_liabilities: true,
-    is_clawback_enabled: false,
+    // as Horizon derives them: a fully authorized line may also maintain liabilities
+    is_authorized: (line.flags & TRUSTLINE_AUTHORIZED_FLAG) !== 0,
+    is_authorized_to_maintain_liabilities: (line.flags & TRUSTLINE_AUTH_FLAGS) !== 0,
+    is_clawback_enabled: (line.flags & TRUSTLINE_CLAWBACK_ENABLED_FLAG) !== 0,
     asset_type: line.code.length <= 4 ? 'credit_alphanum4' : 'credit_alphanum12',
     asset_code: line.code,
     asset_issuer: line.issuer,

@@ -17,6 +17,18 @@ export const AUTH_CLAWBACK_ENABLED_FLAG = 8;
 export const KNOWN_ACCOUNT_FLAGS =
   AUTH_REQUIRED_FLAG | AUTH_REVOCABLE_FLAG | AUTH_IMMUTABLE_FLAG | AUTH_CLAWBACK_ENABLED_FLAG;
 
+/** Trustline flags (core's TrustLineFlags, protocol 17's mask). */
+export const TRUSTLINE_AUTHORIZED_FLAG = 1;
+/** Holds its balance and offers but cannot send or receive: a frozen, not emptied, line. */
+export const TRUSTLINE_AUTHORIZED_TO_MAINTAIN_LIABILITIES_FLAG = 2;
+/** Copied from the issuer's AUTH_CLAWBACK_ENABLED when the line is created, never set afterwards (CAP-35). */
+export const TRUSTLINE_CLAWBACK_ENABLED_FLAG = 4;
+export const TRUSTLINE_AUTH_FLAGS = TRUSTLINE_AUTHORIZED_FLAG | TRUSTLINE_AUTHORIZED_TO_MAINTAIN_LIABILITIES_FLAG;
+export const KNOWN_TRUSTLINE_FLAGS = TRUSTLINE_AUTH_FLAGS | TRUSTLINE_CLAWBACK_ENABLED_FLAG;
+
+/** Only AUTHORIZED lets a line send or receive; the two authorization flags are never both set. */
+export const isAuthorizedLine = (flags: number): boolean => (flags & TRUSTLINE_AUTHORIZED_FLAG) !== 0;
+
 /** What the minimum balance depends on. */
 export interface ReserveCounts {
   subentryCount: number;

@@ -9,6 +9,8 @@ export interface Trustline {
   issuer: string;
   balance: bigint;
   limit: bigint;
+  /** TrustLineFlags: authorized, authorized to maintain liabilities, clawback enabled (ledger-rules.ts). */
+  flags: number;
   lastModifiedLedger: number;
   /** The account paying this line's base reserve instead of its owner (CAP-33), if any. */
   sponsor?: string;

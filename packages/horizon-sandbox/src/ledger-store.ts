@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ClosedLedger } from './ledger-history';
-import { BASE_FEE, assetKey } from './ledger-rules';
+import { BASE_FEE, TRUSTLINE_AUTHORIZED_FLAG, assetKey } from './ledger-rules';
 import {
   DEFAULT_MAX_TX_SET_SIZE,
   LedgerState,
@@ -23,7 +23,8 @@ const FORMAT = 1;
 const COALESCE_MS = 100;
 
 type Stringified<T, K extends keyof T> = Omit<T, K> & { [P in K]: string };
-type SerializedTrustline = Stringified<Trustline, 'balance' | 'limit'>;
+/** Flags are optional: state files written before trustline flags have none (see deserializeAccount). */
+type SerializedTrustline = Stringified<Omit<Trustline, 'flags'>, 'balance' | 'limit'> & Partial<Pick<Trustline, 'flags'>>;
 /** The sponsorship counts are optional: state files written before sponsorship have none (all 0). */
 type SponsorshipCounts = 'numSponsoring' | 'numSponsored';
 type SerializedAccount = Stringified<Omit<AccountEntry, 'trustlines' | SponsorshipCounts>, 'balance' | 'sequence'> &
@@ -187,7 +188,13 @@ function serializeState(state: LedgerState): StateFile {
 function deserializeAccount(account: SerializedAccount): AccountEntry {
   const trustlines = new Map<string, Trustline>();
   for (const line of account.trustlines) {
-    trustlines.set(assetKey(line.code, line.issuer), { ...line, balance: BigInt(line.balance), limit: BigInt(line.limit) });
+    trustlines.set(assetKey(line.code, line.issuer), {
+      ...line,
+      balance: BigInt(line.balance),
+      limit: BigInt(line.limit),
+      // before trustline flags every line was shown, and treated, as authorized and not clawback-enabled
+      flags: line.flags ?? TRUSTLINE_AUTHORIZED_FLAG,
+    });
   }
   return {
     ...account,

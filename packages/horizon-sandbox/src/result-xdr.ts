@@ -113,6 +113,24 @@ const REVOKE_SPONSORSHIP: VoidResult<xdr.RevokeSponsorshipResult> = {
   op_malformed: () => xdr.RevokeSponsorshipResult.revokeSponsorshipMalformed(),
 };
 
+const CLAWBACK: VoidResult<xdr.ClawbackResult> = {
+  op_success: () => xdr.ClawbackResult.clawbackSuccess(),
+  op_malformed: () => xdr.ClawbackResult.clawbackMalformed(),
+  op_not_clawback_enabled: () => xdr.ClawbackResult.clawbackNotClawbackEnabled(),
+  op_no_trust: () => xdr.ClawbackResult.clawbackNoTrust(),
+  op_underfunded: () => xdr.ClawbackResult.clawbackUnderfunded(),
+};
+
+/** Horizon names SET_TRUST_LINE_FLAGS_NO_TRUST_LINE `op_no_trust`, like payment's missing line. */
+const SET_TRUST_LINE_FLAGS: VoidResult<xdr.SetTrustLineFlagsResult> = {
+  op_success: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsSuccess(),
+  op_malformed: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsMalformed(),
+  op_no_trust: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsNoTrustLine(),
+  op_cant_revoke: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsCantRevoke(),
+  op_invalid_state: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsInvalidState(),
+  op_low_reserve: () => xdr.SetTrustLineFlagsResult.setTrustLineFlagsLowReserve(),
+};
+
 /** account_merge's failures; its success carries a balance, so it is built apart. */
 const ACCOUNT_MERGE_FAILURES: VoidResult<xdr.AccountMergeResult> = {
   op_malformed: () => xdr.AccountMergeResult.accountMergeMalformed(),
@@ -169,6 +187,10 @@ export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResu
       );
     case 'endSponsoringFutureReserves':
       return xdr.OperationResult.opInner(xdr.OperationResultTr.endSponsoringFutureReserves(pick(END_SPONSORING, code, kind)));
+    case 'clawback':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.clawback(pick(CLAWBACK, code, kind)));
+    case 'setTrustLineFlags':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.setTrustLineFlags(pick(SET_TRUST_LINE_FLAGS, code, kind)));
     default:
       // an unsupported operation that was never evaluated still needs a slot in the results
       return xdr.OperationResult.opNotSupported();

@@ -1,4 +1,4 @@
-import type { Transaction } from '@stellar/stellar-sdk';
+import type { Transaction, xdr } from '@stellar/stellar-sdk';
 import { baseAccountId } from './account-ids';
 import { BASE_FEE, spendableNative } from './ledger-rules';
 import type { AccountEntry } from './ledger-state';
@@ -63,9 +63,9 @@ export function validateTransaction(
   // extra signers (CAP-21) are accepted by Stellar; the sandbox says clearly that it does not implement them
   if (tx.extraSigners && tx.extraSigners.length > 0) return reject('tx_not_supported');
 
-  const operations = tx.operations.map((op): OperationOutcome => {
+  const operations = tx.operations.map((op, index): OperationOutcome => {
     const opSource = baseAccountId(op.source ?? tx.source);
-    const checked = checkOperation(op, opSource);
+    const checked = checkOperation(op, opSource, () => encodedOperation(tx, index));
     if (checked === 'op_not_supported') return { kind: op.type, code: checked };
     const account = context.accounts.get(opSource);
     // An operation source may not exist yet because an earlier operation creates it; then a signature
@@ -78,6 +78,15 @@ export function validateTransaction(
   }
   if (!checker.allUsed()) return reject('tx_bad_auth_extra');
   return undefined;
+}
+
+/** Re-encodes the envelope, so only asked for by the operations that need their raw bits. */
+function encodedOperation(tx: Transaction, index: number): xdr.Operation {
+  const envelope = tx.toEnvelope();
+  const body = envelope.switch().name === 'envelopeTypeTxV0' ? envelope.v0().tx() : envelope.v1().tx();
+  const operation = body.operations()[index];
+  if (!operation) throw new Error(`the envelope has no operation ${index}`);
+  return operation;
 }
 
 function checkPreconditionWindow(tx: Transaction, context: ValidationContext): 'tx_too_early' | 'tx_too_late' | undefined {

@@ -1,6 +1,12 @@
 import { Asset, type Operation } from '@stellar/stellar-sdk';
 import { parseAmount } from '../amounts';
-import { assetKey } from '../ledger-rules';
+import {
+  AUTH_CLAWBACK_ENABLED_FLAG,
+  AUTH_REQUIRED_FLAG,
+  TRUSTLINE_AUTHORIZED_FLAG,
+  TRUSTLINE_CLAWBACK_ENABLED_FLAG,
+  assetKey,
+} from '../ledger-rules';
 import { releaseSubentry, reserveNewSubentry } from './entry-reserves';
 import { OP_SUCCESS, type OperationContext } from './operation-context';
 
@@ -41,7 +47,8 @@ export function applyChangeTrust(op: Operation.ChangeTrust, context: OperationCo
   }
 
   if (limit === 0n) return 'op_invalid_limit';
-  if (!delta.exists(asset.getIssuer())) return 'op_no_issuer';
+  const issuer = delta.read(asset.getIssuer());
+  if (!issuer) return 'op_no_issuer';
   const reserve = reserveNewSubentry(context, account);
   if (reserve.code !== OP_SUCCESS) return reserve.code;
   account.trustlines.set(key, {
@@ -49,8 +56,21 @@ export function applyChangeTrust(op: Operation.ChangeTrust, context: OperationCo
     issuer: asset.getIssuer(),
     balance: 0n,
     limit,
+    flags: initialTrustlineFlags(issuer.flags),
     lastModifiedLedger: delta.ledgerSequence,
     ...(reserve.sponsor !== undefined ? { sponsor: reserve.sponsor } : {}),
   });
   return OP_SUCCESS;
+}
+
+/**
+ * A new line takes the issuer's rules as they are now, once: authorized unless the issuer requires
+ * authorization, and clawback-enabled only if the issuer has AUTH_CLAWBACK_ENABLED at this moment.
+ * A line created before the issuer enabled clawback stays out of its reach for good (CAP-35).
+ */
+function initialTrustlineFlags(issuerFlags: number): number {
+  let flags = 0;
+  if ((issuerFlags & AUTH_REQUIRED_FLAG) === 0) flags |= TRUSTLINE_AUTHORIZED_FLAG;
+  if ((issuerFlags & AUTH_CLAWBACK_ENABLED_FLAG) !== 0) flags |= TRUSTLINE_CLAWBACK_ENABLED_FLAG;
+  return flags;
 }

@@ -1,12 +1,14 @@
-import type { Operation } from '@stellar/stellar-sdk';
+import type { Operation, xdr } from '@stellar/stellar-sdk';
 import type { ThresholdLevel } from '../signature-checker';
 import { applyAccountMerge, checkAccountMerge } from './account-merge';
 import { applyChangeTrust, checkChangeTrust } from './change-trust';
+import { applyClawback, checkClawback } from './clawback';
 import { applyCreateAccount, checkCreateAccount } from './create-account';
 import { OP_SUCCESS, type AppliedOperation, type OperationContext } from './operation-context';
 import { applyPayment, checkPayment } from './payment';
 import { applyRevokeSponsorship, checkRevokeSponsorship, isRevokeSponsorship } from './revoke-sponsorship';
 import { applySetOptions, checkSetOptions, setOptionsThreshold } from './set-options';
+import { applySetTrustLineFlags, checkSetTrustLineFlags } from './set-trust-line-flags';
 import { applyBeginSponsoring, applyEndSponsoring, checkBeginSponsoring } from './sponsor-future-reserves';
 
 export { ActiveSponsorships } from './active-sponsorships';
@@ -14,7 +16,7 @@ export { OP_SUCCESS, type AppliedOperation, type OperationContext } from './oper
 
 /**
  * The operations the sandbox implements: accounts, payments, trustlines, signers and options,
- * sponsored reserves and merges. Everything else answers op_not_supported, at validation time,
+ * sponsored reserves, merges, and an issuer's control of its asset (set_trust_line_flags, clawback). Everything else answers op_not_supported, at validation time,
  * exactly where stellar-core reports an operation its protocol does not know.
  */
 
@@ -22,11 +24,16 @@ export function operationThreshold(op: Operation): ThresholdLevel {
   if (op.type === 'setOptions') return setOptionsThreshold(op);
   // deleting the account is as sensitive as changing who may sign for it
   if (op.type === 'accountMerge') return 'high';
+  // core: authorizing or freezing a holder is a low-threshold act, like allow_trust before it
+  if (op.type === 'setTrustLineFlags') return 'low';
   return 'med';
 }
 
-/** Checks that need no ledger state (stellar-core's doCheckValid). */
-export function checkOperation(op: Operation, source: string): string {
+/**
+ * Checks that need no ledger state (stellar-core's doCheckValid). `encoded` gives the operation as
+ * the envelope holds it, for the few checks on bits the SDK's decoded form leaves out.
+ */
+export function checkOperation(op: Operation, source: string, encoded: () => xdr.Operation): string {
   if (isRevokeSponsorship(op)) return checkRevokeSponsorship(op);
   switch (op.type) {
     case 'createAccount':
@@ -43,6 +50,10 @@ export function checkOperation(op: Operation, source: string): string {
       return checkBeginSponsoring(op, source);
     case 'endSponsoringFutureReserves':
       return OP_SUCCESS;
+    case 'clawback':
+      return checkClawback(op, source);
+    case 'setTrustLineFlags':
+      return checkSetTrustLineFlags(op, source, encoded());
     default:
       return 'op_not_supported';
   }
@@ -65,6 +76,10 @@ export function applyOperation(op: Operation, context: OperationContext): Applie
       return { code: applyBeginSponsoring(op, context) };
     case 'endSponsoringFutureReserves':
       return { code: applyEndSponsoring(context) };
+    case 'clawback':
+      return { code: applyClawback(op, context) };
+    case 'setTrustLineFlags':
+      return { code: applySetTrustLineFlags(op, context) };
     default:
       return { code: 'op_not_supported' };
   }

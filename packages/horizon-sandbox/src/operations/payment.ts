@@ -1,7 +1,7 @@
 import type { Operation } from '@stellar/stellar-sdk';
 import { baseAccountId } from '../account-ids';
 import { MAX_INT64, parseAmount } from '../amounts';
-import { assetKey, spendableNative } from '../ledger-rules';
+import { assetKey, isAuthorizedLine, spendableNative } from '../ledger-rules';
 import { OP_SUCCESS, type OperationContext } from './operation-context';
 
 export function checkPayment(op: Operation.Payment): string {
@@ -12,7 +12,7 @@ export function checkPayment(op: Operation.Payment): string {
  * stellar-core runs a payment as a path payment with an empty path: the destination is credited
  * first, then the source is debited, and the first check that fails names the result. The issuer of
  * an asset is special on both ends: paying from it mints, paying to it burns, and neither needs a
- * trustline.
+ * trustline. Every other end needs a trustline with AUTHORIZED (maintain-liabilities only keeps).
  */
 export function applyPayment(op: Operation.Payment, { delta, source }: OperationContext): string {
   const destination = baseAccountId(op.destination);
@@ -38,6 +38,8 @@ export function applyPayment(op: Operation.Payment, { delta, source }: Operation
     if (!receiver) return 'op_no_destination';
     const line = receiver.trustlines.get(key);
     if (!line) return 'op_no_trust';
+    // an issuer that deauthorized the line (set_trust_line_flags) or never authorized it (AUTH_REQUIRED)
+    if (!isAuthorizedLine(line.flags)) return 'op_not_authorized';
     if (line.balance + amount > line.limit) return 'op_line_full';
     line.balance += amount;
     line.lastModifiedLedger = delta.ledgerSequence;
@@ -46,6 +48,7 @@ export function applyPayment(op: Operation.Payment, { delta, source }: Operation
     const sender = delta.write(source);
     const line = sender?.trustlines.get(key);
     if (!line) return 'op_src_no_trust';
+    if (!isAuthorizedLine(line.flags)) return 'op_src_not_authorized';
     if (line.balance < amount) return 'op_underfunded';
     line.balance -= amount;
     line.lastModifiedLedger = delta.ledgerSequence;

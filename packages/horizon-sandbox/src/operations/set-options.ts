@@ -27,8 +27,9 @@ export function setOptionsThreshold(op: Operation.SetOptions): ThresholdLevel {
 export function checkSetOptions(op: Operation.SetOptions, source: string): string {
   const setFlags = op.setFlags ?? 0;
   const clearFlags = op.clearFlags ?? 0;
-  if ((setFlags & clearFlags) !== 0) return 'op_bad_flags';
+  // core's order: an unknown flag is reported before a flag both set and cleared
   if (((setFlags | clearFlags) & ~KNOWN_ACCOUNT_FLAGS) !== 0) return 'op_unknown_flag';
+  if ((setFlags & clearFlags) !== 0) return 'op_bad_flags';
   const weights = [op.masterWeight, op.lowThreshold, op.medThreshold, op.highThreshold];
   if (weights.some((weight) => weight !== undefined && weight > MAX_WEIGHT)) return 'op_threshold_out_of_range';
   if (op.signer) {
@@ -51,9 +52,13 @@ export function applySetOptions(op: Operation.SetOptions, context: OperationCont
   }
 
   if (op.setFlags !== undefined || op.clearFlags !== undefined) {
-    // AUTH_IMMUTABLE is the promise to holders that the issuer's rules never change again
-    if ((account.flags & AUTH_IMMUTABLE_FLAG) !== 0) return 'op_cant_change';
+    // AUTH_IMMUTABLE is the promise to holders that the issuer's rules never change again; a set or
+    // clear of no flag at all (0) changes nothing, and core lets it through
+    const touched = (op.setFlags ?? 0) | (op.clearFlags ?? 0);
+    if ((touched & KNOWN_ACCOUNT_FLAGS) !== 0 && (account.flags & AUTH_IMMUTABLE_FLAG) !== 0) return 'op_cant_change';
     const flags = (account.flags | (op.setFlags ?? 0)) & ~(op.clearFlags ?? 0);
+    // clawback revokes a holder's balance, so an issuer that claws back must be able to revoke
+    // (protocol 17): setting clawback without revocable, or clearing revocable under it, fails alike
     if ((flags & AUTH_CLAWBACK_ENABLED_FLAG) !== 0 && (flags & AUTH_REVOCABLE_FLAG) === 0) {
       return 'op_auth_revocable_required';
     }

@@ -3,9 +3,6 @@ import type { LedgerReadView } from '../ledger-read-view';
 import { assetKey } from '../ledger-rules';
 import type { AccountEntry, Trustline } from '../ledger-state';
 
-/** core's TrustLineFlags.AUTHORIZED_FLAG: the sandbox's issuers never require authorization. */
-const AUTHORIZED_FLAG = 1;
-
 export interface FoundEntry {
   data: xdr.LedgerEntryData;
   lastModifiedLedgerSeq: number;
@@ -95,7 +92,8 @@ function trustLineEntry(owner: string, line: Readonly<Trustline>): xdr.TrustLine
     asset: new Asset(line.code, line.issuer).toTrustLineXDRObject(),
     balance: int64(line.balance),
     limit: int64(line.limit),
-    flags: AUTHORIZED_FLAG,
+    // TrustLineFlags as core keeps them: authorized / to maintain liabilities / clawback enabled
+    flags: line.flags,
     ext: new xdr.TrustLineEntryExt(0),
   });
 }
