@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPaystackSandbox } from '../src';
-import { checkoutPath, initializeCharge, SECRET_KEY, startSandbox, uniqueReference } from './sandbox-harness';
+import { createPaystackSandbox, sandboxControlPaths } from '../src';
+import { checkoutPath, initializeCharge, initializePaidCharge, SECRET_KEY, startSandbox, uniqueReference } from './sandbox-harness';
 
 describe('Paystack sandbox persistence', () => {
   let dataDir: string;
@@ -40,6 +40,57 @@ describe('Paystack sandbox persistence', () => {
       expect(page.status).toBe(200);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('remembers refunds, disputes and not-yet statuses after a restart, and keeps counting ids from there', async () => {
+    const first = await startSandbox({ dataDir });
+    const refunded = await initializePaidCharge(first.api, { amount: 500_000 });
+    const disputed = await initializePaidCharge(first.api);
+    const ongoing = await initializeCharge(first.api);
+    const refund = (await first.api.post('/refund', { transaction: refunded.reference, amount: 200_000 })).data.data;
+    const dispute = (await first.api.post(sandboxControlPaths.openDispute(disputed.reference))).data.data;
+    await first.api.post(sandboxControlPaths.transactionStatus(ongoing.reference), { status: 'ongoing' });
+    const refundBefore = (await first.api.get(`/refund/${refund.id}`)).data.data;
+    await first.stop();
+
+    const second = await startSandbox({ dataDir });
+    try {
+      const refundAfter = (await second.api.get(`/refund/${refund.id}`)).data.data;
+      const overRefund = await second.api.post('/refund', { transaction: refunded.reference, amount: 300_001 });
+      const nextRefund = (await second.api.post('/refund', { transaction: refunded.reference })).data.data;
+      const secondDispute = await second.api.post(sandboxControlPaths.openDispute(disputed.reference));
+      const resolved = await second.api.post(sandboxControlPaths.resolveDispute(dispute.id), { resolution: 'merchant-accepted' });
+      const verifyOf = async (reference: string) => (await second.api.get(`/transaction/verify/${reference}`)).data.data.status;
+
+      expect(refundAfter).toEqual(refundBefore);
+      expect(overRefund.status).toBe(400);
+      expect(nextRefund).toMatchObject({ amount: 300_000 });
+      expect(nextRefund.id).toBeGreaterThan(refund.id);
+      expect(secondDispute.data).toEqual({ status: false, message: 'Transaction already has an open dispute' });
+      expect(resolved.data.data).toMatchObject({ id: dispute.id, status: 'resolved' });
+      expect(await verifyOf(refunded.reference)).toBe('reversed');
+      expect(await verifyOf(disputed.reference)).toBe('reversed');
+      expect(await verifyOf(ongoing.reference)).toBe('ongoing');
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('loads a state file written before refunds and disputes existed', async () => {
+    await writeFile(
+      path.join(dataDir, 'paystack-transactions.json'),
+      JSON.stringify({ version: 1, nextTransactionId: 1_000_001, nextCustomerId: 5_000_001, transactions: [], customers: [] }),
+    );
+
+    const running = await startSandbox({ dataDir });
+    try {
+      const charge = await initializePaidCharge(running.api);
+      const refund = await running.api.post('/refund', { transaction: charge.reference });
+
+      expect(refund.status).toBe(200);
+    } finally {
+      await running.stop();
     }
   });
 

@@ -2,7 +2,7 @@ import axios, { type AxiosInstance } from 'axios';
 import express from 'express';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPaystackSandbox, type PaystackSandbox, type PaystackSandboxOptions } from '../src';
+import { createPaystackSandbox, sandboxControlPaths, type PaystackSandbox, type PaystackSandboxOptions } from '../src';
 
 export const SECRET_KEY = 'sk_test_sandbox_harness_secret';
 
@@ -84,6 +84,20 @@ export async function initializeCharge(
   });
   if (response.status !== 200) throw new Error(`initialize failed: ${response.status} ${JSON.stringify(response.data)}`);
   return response.data.data as InitializedCharge;
+}
+
+/**
+ * Initializes a charge and pays it through the sandbox's status control (no browser), so refund
+ * and dispute tests start from a `success` charge. `charge.success` is sent as for a real Pay.
+ */
+export async function initializePaidCharge(
+  api: AxiosInstance,
+  overrides: Record<string, unknown> = {},
+): Promise<InitializedCharge> {
+  const charge = await initializeCharge(api, overrides);
+  const paid = await api.post(sandboxControlPaths.transactionStatus(charge.reference), { status: 'success' });
+  if (paid.status !== 200) throw new Error(`paying ${charge.reference} failed: ${paid.status} ${JSON.stringify(paid.data)}`);
+  return charge;
 }
 
 export function checkoutPath(accessCode: string, action?: 'pay' | 'decline' | 'cancel'): string {
