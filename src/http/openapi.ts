@@ -198,9 +198,10 @@ function describeRoute(base: string, route: RouteDef): RouteConfig {
   const body = route.request?.body;
   const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: successResponse(route, notes) };
   if (notes.accepted !== undefined) {
+    const plain = typeof notes.accepted === 'string';
     responses[202] = {
       description: 'Accepted: the ledger has not decided yet. The record says `pending`; retry with the same Idempotency-Key for its state.',
-      content: { 'application/json': { schema: pendingWriteSchema, example: notes.accepted } },
+      content: plain ? { 'text/plain': { schema: { type: 'string' }, example: notes.accepted } } : { 'application/json': { schema: pendingWriteSchema, example: notes.accepted } },
     };
   }
   for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, shape, notes);

@@ -122,7 +122,7 @@ export class LedgerJournal {
   }
 
   /** Issues new tokens from the issuing account to the distribution account (trusting it first if needed). */
-  async issue(stroops: bigint): Promise<LedgerWrite> {
+  async issue(stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
     const ledger = await this.ready();
     const entry: NewEntry = {
       kind: 'issue',
@@ -134,7 +134,7 @@ export class LedgerJournal {
     const job = await this.jobs.issueJob(ledger, stroops).catch((err: unknown) => {
       throw fromLedgerError(err, this.options.tokenCode);
     });
-    return this.write(entry, {}, (row) => ({ submitter: ledger.issuer, job: { ...job, entryId: row.id } }));
+    return this.write(entry, { idempotency }, (row) => ({ submitter: ledger.issuer, job: { ...job, entryId: row.id } }));
   }
 
   /**

@@ -55,8 +55,8 @@ export class TokenLedger {
     return this.journal.mintForPayment(input, consume);
   }
 
-  issue(stroops: bigint): Promise<LedgerWrite> {
-    return this.journal.issue(stroops);
+  issue(stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
+    return this.journal.issue(stroops, idempotency);
   }
 
   activate(input: { userId: string; walletSecret: string; fresh: boolean; startingXlm: string; waitMs: number }): Promise<LedgerWrite | undefined> {

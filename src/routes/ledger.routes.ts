@@ -75,15 +75,13 @@ export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps
       method: 'post',
       path: '/create-asset',
       access: 'admin',
-      summary: `Issue new ${tokenCode} from the issuing account to the distribution account`,
+      summary: `Issue new ${tokenCode} from the issuing account to the distribution account (optional Idempotency-Key header; 202 while the ledger has not decided)`,
       request: { body: createAssetBody },
+      after: [idempotent(idempotency, 'ledger.create-asset', async (entryId, _req, res) => sendIssue(res, await ledger.writeOf(entryId)))],
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
         const { assetCode, amount } = req.body;
-        const { entry, state } = await ledger.createAsset(assetCode, amount);
-        const hash = entry.ledgerTransactionId;
-        if (state === 'confirmed') res.type('text/plain').send(`Issued ${formatStroops(amount)} ${assetCode} to the distribution account (transaction ${hash})`);
-        else res.status(202).type('text/plain').send(`Issuing ${formatStroops(amount)} ${assetCode}: submitted, outcome not known yet (transaction ${hash})`);
+        sendIssue(res, await ledger.createAsset(assetCode, amount, idempotencyOf(res)));
       },
     }),
     balancesRoute(ledger, {
@@ -143,4 +141,12 @@ function sendTransfer(res: Response, { entry, state }: LedgerWrite): void {
       status: 'confirmed',
     },
   });
+}
+
+/** 200 once the ledger applied the issue; 202 while its outcome is unknown (a retry with the same Idempotency-Key answers its state). */
+function sendIssue(res: Response, { entry, state }: LedgerWrite): void {
+  const issued = `${formatStroops(entry.amountStroops)} ${entry.assetCode}`;
+  const hash = entry.ledgerTransactionId;
+  if (state === 'confirmed') res.type('text/plain').send(`Issued ${issued} to the distribution account (transaction ${hash})`);
+  else res.status(202).type('text/plain').send(`Issuing ${issued}: submitted, outcome not known yet (transaction ${hash}). Retry with the same Idempotency-Key for its status`);
 }

@@ -62,10 +62,10 @@ export class LedgerService {
    * Issues `stroops` new tokens from the issuing account to the distribution account, adding the
    * distribution account's trustline in the same transaction when it is missing.
    */
-  async createAsset(assetCode: string, stroops: bigint): Promise<LedgerWrite> {
+  async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
     if (assetCode !== this.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.tokenCode}`);
     await this.ledger.asset();
-    return this.ledger.issue(stroops);
+    return this.ledger.issue(stroops, idempotency);
   }
 
   /**

@@ -52,7 +52,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   const { ledger, provider } = withSandboxes({ app: false, ledger: { api } });
 
   /** Sends until the answer is final, as a client does: 202, 409 (in progress) and 5xx are asked again. */
-  async function retryUntilFinal(send: () => Promise<{ status: number; body: unknown }>, what: string) {
+  async function retryUntilFinal<Answer extends { status: number }>(send: () => Promise<Answer>, what: string): Promise<Answer> {
     return eventually(
       async () => {
         const res = await send();
@@ -173,19 +173,22 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(await recordsOf(app, buyer.userId, 'payment_mint')).toHaveLength(1);
     });
 
-    it('create-asset issues once, whatever the answer to its submission', async () => {
+    it('create-asset issues once, whatever the answer to its submission, with the admin retrying one Idempotency-Key until final', async () => {
       const { distribution } = (await app.container.journal.ready()).keys;
       const before = await ledgerBalance(ledger.url, distribution.publicKey());
       const issuesBefore = await recordsOf(app, null, 'issue');
       ledger.faults.set(plan);
+      const key = `issue-${plan.mode}-${issuesBefore.length}`;
+      const send = () => app.http.post('/api/ledger/create-asset').set(bearer(admin)).set('Idempotency-Key', key).send({ assetCode: 'WLT', amount: '7' });
 
-      const res = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '7' });
-
+      const res = await send();
       // Issued (200) if the ledger's outcome was known within LEDGER_ANSWER_WAIT_MS, else submitted
-      // (202): on the slow and lagging days that is a genuine race. The answer says which it is; the
-      // invariant is that the tokens are issued exactly once, by one record.
+      // (202): on the slow and lagging days that is a genuine race. The answer says which it is.
       if (res.status === 200) expect(res.text).toMatch(/^Issued 7\.0000000 WLT to the distribution account \(transaction [0-9a-f]{64}\)$/);
       else expect([res.status, res.text]).toEqual([202, expect.stringMatching(/^Issuing 7\.0000000 WLT: submitted, outcome not known yet/)]);
+      // The admin retries (after a 202, as a client that lost the answer would): the same issue's state, never a second one.
+      const final = await retryUntilFinal(send, 'the issue to be final');
+      expect([final.status, final.text]).toEqual([200, expect.stringMatching(/^Issued 7\.0000000 WLT to the distribution account/)]);
       await settled(app);
       const after = await ledgerBalance(ledger.url, distribution.publicKey());
       // Exact stroops, never float arithmetic on money: issued once means exactly 7 more.

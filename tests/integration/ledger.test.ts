@@ -220,6 +220,19 @@ describe('GET /api/ledger/transactions/:userId', () => {
 });
 
 describe('admin ledger routes', () => {
+  it('issues once for a create-asset retried with the same Idempotency-Key; another body under the key is 409', async () => {
+    const admin = await adminToken(app);
+    const issue = (amount: string) => app.http.post('/api/ledger/create-asset').set(bearer(admin)).set('Idempotency-Key', 'issue-1').send({ assetCode: 'WLT', amount });
+    const first = await issue('250');
+    expect([first.status, first.text]).toEqual([200, expect.stringMatching(/^Issued 250\.0000000 WLT to the distribution account \(transaction [0-9a-f]{64}\)$/)]);
+    const replay = await issue('250');
+    expect([replay.status, replay.headers['idempotent-replayed'], replay.text]).toEqual([200, 'true', first.text]);
+    const other = await issue('251');
+    expect(other.status).toBe(409);
+    const distribution = (await app.container.journal.ready()).keys.distribution.publicKey();
+    expect(await ledgerBalance(ledger.url, distribution)).toBe('250.0000000');
+  });
+
   it('create-asset rejects another asset code and a user token', async () => {
     const admin = await adminToken(app);
     const wrong = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'USD', amount: '10' });
