@@ -1,6 +1,7 @@
 // The composition root: it only wires. Configuration derivations live in config/, the embedded
 // sandboxes in config/embedded-sandboxes.ts, the ledger journal's many settings in composition/ledger.ts.
 import type { Express } from 'express';
+import { Networks } from '@stellar/stellar-sdk';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
 import { PaystackClient } from './clients/paystack.client';
@@ -28,7 +29,7 @@ import { journalFromConfig, treasuryFromConfig } from './composition/ledger';
 import { readinessProbe } from './composition/readiness';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
-import { countPaymentsByStatus } from './metrics/payment-counts';
+import { countPaymentsByStatus, readPaymentAlerts } from './metrics/payment-counts';
 import { authenticate, PrincipalCache } from './middleware/auth';
 import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
@@ -45,6 +46,7 @@ import { MailOutboxService } from './services/mail-outbox.service';
 import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
 import { WebhookInboxService } from './services/webhook-inbox.service';
+import { PaymentSweepService } from './services/payment-sweep.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
@@ -66,6 +68,9 @@ export interface Container {
   payments: PaymentService;
   reconciler: JournalReconciler;
   webhookInbox: WebhookInboxService;
+  paymentSweep: PaymentSweepService;
+  /** The provider's events as stored (operators' list of those set aside). */
+  webhookEvents: WebhookInboxRepository;
   mailOutbox: MailOutboxService;
   metrics: ServiceMetrics;
   /** What the distribution account can still pay for (metrics, /readyz). */
@@ -157,12 +162,29 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     userRepo,
     walletRepo,
     tokenLedger,
-    { publicBaseUrl: config.publicBaseUrl, tokensPerNaira: config.payments.tokensPerNaira, tokenCode: config.ledger.tokenCode, mintWaitMs: options.mintWaitMs ?? 10_000 },
+    {
+      publicBaseUrl: config.publicBaseUrl,
+      tokensPerNaira: config.payments.tokensPerNaira,
+      tokenCode: config.ledger.tokenCode,
+      mintWaitMs: options.mintWaitMs ?? 10_000,
+      firstCheckMs: config.payments.firstCheckMs,
+      publicNetwork: config.ledger.networkPassphrase === Networks.PUBLIC,
+    },
+    logger,
+  );
+  const paymentSweep = new PaymentSweepService(
+    paymentRepo,
+    payments,
+    {
+      policy: { leaseMs: timing.leaseMs, retryBaseMs: config.payments.checkRetryMs, maxDelayMs: 6 * 60 * 60 * 1000, maxAttempts: config.payments.checkMaxAttempts },
+      walletWaitMs: timing.reconcileIntervalMs,
+    },
     logger,
   );
   const reconciler = new JournalReconciler(journal, { leaseMs: timing.leaseMs, batchSize: 200 }, logger);
+  const webhookEvents = new WebhookInboxRepository(db);
   const webhookInbox = new WebhookInboxService(
-    new WebhookInboxRepository(db),
+    webhookEvents,
     payments,
     { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
     logger,
@@ -206,7 +228,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
-    '/api/admin': adminRoutes({ admins, ...common }),
+    '/api/admin': adminRoutes({ admins, payments, ...common }),
     '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
     '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
   };
@@ -214,6 +236,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
   const history = new HistoryWindow(journal.client, journalRepo, 5000);
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
+    paymentAlerts: () => readPaymentAlerts(db),
     distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
@@ -249,6 +272,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     payments,
     reconciler,
     webhookInbox,
+    paymentSweep,
+    webhookEvents,
     mailOutbox,
     metrics,
     treasury,
@@ -281,6 +306,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);
+      paymentSweep.start(timing.reconcileIntervalMs);
       mailOutbox.start(timing.reconcileIntervalMs);
     },
     async close() {
@@ -288,6 +314,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       await activation.stop();
       await reconciler.stop();
       await webhookInbox.stop();
+      await paymentSweep.stop();
       await mailOutbox.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import dotenv from 'dotenv';
+import { Networks } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { loadOrCreateDevSecrets } from './dev-secrets';
@@ -66,6 +67,10 @@ const envSchema = z.object({
   MIN_SIGNUPS_LEFT: z.coerce.number().int().min(0).default(100),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  // The provider sweep: first question about a new intent, then backoff from the retry delay to 6 h.
+  PAYMENT_FIRST_CHECK_MS: z.coerce.number().int().min(0).max(86_400_000).default(120_000),
+  PAYMENT_CHECK_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  PAYMENT_CHECK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(40),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),
@@ -172,6 +177,12 @@ export interface Config {
     /** Whole-request deadline of a call to the provider (initialize, verify), connection to last byte. */
     paystackTimeoutMs: number;
     tokensPerNaira: string;
+    /** When the provider sweep first asks about a new intent. */
+    firstCheckMs: number;
+    /** The sweep's first delay between questions (doubles, up to 6 h). */
+    checkRetryMs: number;
+    /** Questions about one payment before the sweep stops asking (it stays as it is, counted for an operator). */
+    checkMaxAttempts: number;
   };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
@@ -201,6 +212,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const walletKey = env.WALLET_ENCRYPTION_KEY ?? dev!.walletEncryptionKey;
   const jwtSecret = env.JWT_SECRET ?? dev!.jwtSecret;
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const ledger = ledgerEndpoint(env, env.PORT);
+  refuseTestPaymentsOnPublicNetwork(env, ledger.networkPassphrase);
   return {
     env: env.NODE_ENV,
     isProduction: env.NODE_ENV === 'production',
@@ -218,7 +231,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         .map((k) => Buffer.from(k.trim(), 'base64')),
     },
     ledger: {
-      ...ledgerEndpoint(env, env.PORT),
+      ...ledger,
       tokenCode: env.TOKEN_CODE,
       issuerSecret: env.ISSUER_SECRET,
       distributionSecret: env.DISTRIBUTION_SECRET,
@@ -247,6 +260,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       provider: paymentProviderEndpoint(env, jwtSecret, publicBaseUrl),
       paystackTimeoutMs: env.PAYSTACK_TIMEOUT_MS,
       tokensPerNaira: env.TOKENS_PER_NAIRA,
+      firstCheckMs: env.PAYMENT_FIRST_CHECK_MS,
+      checkRetryMs: env.PAYMENT_CHECK_RETRY_MS,
+      checkMaxAttempts: env.PAYMENT_CHECK_MAX_ATTEMPTS,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,
@@ -266,4 +282,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.TRUST_PROXY,
     requireHttpsForSecrets: env.REQUIRE_HTTPS_FOR_SECRETS ?? env.NODE_ENV === 'production',
   };
+}
+
+/** Test cards would mint real tokens: a test-mode provider key never meets Stellar's public network. */
+function refuseTestPaymentsOnPublicNetwork(env: Env, networkPassphrase: string): void {
+  if (env.PAYSTACK_SECRET_KEY?.startsWith('sk_test_') && networkPassphrase === Networks.PUBLIC) {
+    throw new ConfigError(
+      "Invalid configuration: PAYSTACK_SECRET_KEY is a test-mode key (sk_test_) and the ledger is Stellar's public network, so test payments would mint real tokens. Use a live key (sk_live_), or testnet",
+    );
+  }
 }

@@ -110,7 +110,8 @@ export const ledgerEntries = pgTable(
     index('ledger_entries_envelope_idx').on(t.envelopeId),
     index('ledger_entries_open_idx').on(t.leaseUntil).where(sql`status in ('pending', 'submitted')`),
     // A payment is minted by exactly one entry; a wallet has one live activation.
-    uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint'`),
+    // One live mint per payment; a mint the ledger refused as "not yet" (failed) lets the next one in.
+    uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint' and status <> 'failed'`),
     uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
   ],
 );

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { PAYMENT_STATES } from '../domain/payment-lifecycle';
 import { createdAt, credentials, id, sealedSecret, updatedAt } from './columns';
 
 export * from './journal-schema';
@@ -104,41 +105,61 @@ export const payments = pgTable(
     userId: uuid('user_id').notNull(),
     amountKobo: bigint('amount_kobo', { mode: 'bigint' }).notNull(),
     currency: text('currency').notNull().default('NGN'),
-    /**
-     * initialized -> verified (reference consumed, its mint entry in the journal) -> minted; failed
-     * when the provider says so, or (with failureReason) when the ledger refuses its mint for good.
-     */
-    status: text('status', { enum: ['initialized', 'verified', 'minted', 'failed'] }).notNull().default('initialized'),
+    /** See src/domain/payment-lifecycle.ts for the states and the moves between them. */
+    status: text('status', { enum: PAYMENT_STATES }).notNull().default('initialized'),
     tokensStroops: bigint('tokens_stroops', { mode: 'bigint' }),
     destinationPublicKey: text('destination_public_key'),
     mintTxHash: text('mint_tx_hash'),
-    /** Why a verified payment can never be minted (the ledger refused it for good); null otherwise. */
+    /** Why a payment is never minted (a mismatch, the ledger's refusal...); null otherwise. */
     failureReason: text('failure_reason'),
     providerPayload: jsonb('provider_payload'),
+    /** When the provider sweep next asks about (or finishes) this payment; null once it stops. */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }),
+    /** How many times the sweep has looked at it. */
+    checkAttempts: integer('check_attempts').notNull().default(0),
+    /** Mints the ledger refused as "not yet" (the wallet was not there); see MINT_NOT_YET_LIMIT. */
+    mintNotYetCount: integer('mint_not_yet_count').notNull().default(0),
+    /** When the provider's success was recorded (the reference consumed). */
+    paidAt: timestamp('paid_at', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('payments_status_idx').on(t.status), index('payments_user_idx').on(t.userId)],
+  (t) => [
+    index('payments_status_idx').on(t.status),
+    index('payments_user_idx').on(t.userId),
+    index('payments_due_check_idx').on(t.nextCheckAt).where(sql`status in ('initialized', 'paid')`),
+  ],
 );
 
 /**
  * The provider's signed webhook events, stored before they are answered: a worker settles each
- * one, with retries, so a buyer who closed the browser is still credited.
+ * one, with retries, until its outcome is final, so a buyer who closed the browser is still
+ * credited. One row per provider event (`eventKey`: the event's name and the id of the object it
+ * is about), so a redelivery is recognised and a second refund of one payment is not.
  */
 export const webhookEvents = pgTable(
   'webhook_events',
   {
     id: id(),
     event: text('event').notNull(),
+    /** `<event>:<data.id>`, or the body's SHA-256 when the event names no object id. */
+    eventKey: text('event_key').notNull(),
     reference: text('reference').notNull(),
+    /** received (open) -> done (final outcome) | failed (set aside after its last attempt; a redelivery reopens it). */
     status: text('status', { enum: ['received', 'done', 'failed'] }).notNull().default('received'),
     attempts: integer('attempts').notNull().default(0),
     outcome: text('outcome'),
+    /** The event's `data`, as the provider signed it. */
+    payload: jsonb('payload'),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('webhook_events_event_reference_key').on(t.event, t.reference), index('webhook_events_due_idx').on(t.nextAttemptAt).where(sql`status = 'received'`)],
+  (t) => [
+    uniqueIndex('webhook_events_event_key').on(t.eventKey),
+    index('webhook_events_reference_idx').on(t.reference),
+    index('webhook_events_due_idx').on(t.nextAttemptAt).where(sql`status = 'received'`),
+  ],
 );
 
 /**

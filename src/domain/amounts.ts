@@ -50,3 +50,10 @@ export function formatStroops(stroops: bigint): string {
 export function stroopsToNumber(stroops: bigint): number {
   return Number(formatStroops(stroops));
 }
+
+/** Kobo as Naira with two decimals ("1500.50"), exact: no float touches the money. */
+export function formatKobo(kobo: bigint): string {
+  const sign = kobo < 0n ? '-' : '';
+  const abs = kobo < 0n ? -kobo : kobo;
+  return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
+}

@@ -2,13 +2,15 @@ import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HistoryWindowReading } from '../ledger/history-window';
 import type { TreasuryReading } from '../ledger/treasury';
-import { PAYMENT_STATUSES, type PaymentStatus } from './payment-counts';
+import { PAYMENT_STATUSES, type PaymentAlerts, type PaymentStatus } from './payment-counts';
 import { routeLabel } from './route-label';
 
 /** What the scrape reads from the rest of the service, installed once those parts exist. */
 export interface MetricsSources {
   /** Payment records per status, from the database. */
   paymentsByStatus(): Promise<Record<PaymentStatus, number>>;
+  /** What operators are alerted on about payments (README: "Payment alerts"). */
+  paymentAlerts(): Promise<PaymentAlerts>;
   /** Jobs waiting in the distribution account's submitter; undefined while the ledger is not ready. */
   distributionQueueDepth(): number | undefined;
   /** What the distribution account can still pay for; undefined while the ledger cannot say. */
@@ -69,7 +71,7 @@ export class ServiceMetrics {
     });
     const payments: Gauge<'status'> = new Gauge({
       name: 'payments_by_status',
-      help: 'Payment records by status, read from the database at scrape time (verified = paid, not yet minted)',
+      help: 'Payment records by status, read from the database at scrape time (paid and minting = paid, not yet minted)',
       labelNames: ['status'],
       registers,
       collect: async () => {
@@ -83,6 +85,27 @@ export class ServiceMetrics {
         }
       },
     });
+    // One reading per scrape: prom-client starts every metric's collect in registration order
+    // before awaiting any, so the first gauge starts the read and the other two await the same one.
+    let alertReading: Promise<PaymentAlerts | undefined> = Promise.resolve(undefined);
+    const alertGauge = (name: string, help: string, key: keyof PaymentAlerts, readsFirst = false): Gauge => {
+      const gauge: Gauge = new Gauge({
+        name,
+        help,
+        registers,
+        collect: async () => {
+          if (readsFirst) alertReading = this.sources ? this.sources.paymentAlerts().catch(() => undefined) : Promise.resolve(undefined);
+          const reading = await alertReading;
+          // Database unreachable: no series rather than stale numbers or a failed scrape.
+          if (reading) gauge.set(reading[key]);
+          else gauge.reset();
+        },
+      });
+      return gauge;
+    };
+    alertGauge('payments_paid_unminted_oldest_seconds', 'Age in seconds of the oldest payment paid and not yet minted (alert past a threshold)', 'paidUnmintedOldestSeconds', true);
+    alertGauge('payments_unchecked', 'Intents the provider sweep stopped asking about without a final answer from the provider', 'initializedUnchecked');
+    alertGauge('webhook_events_set_aside', 'Provider events set aside for an operator (after their last attempt, or refunds and disputes)', 'webhookEventsSetAside');
     const queueDepth: Gauge = new Gauge({
       name: 'ledger_submitter_queue_depth',
       help: "Jobs waiting in the distribution account's submitter (mints, activations); 0 until the ledger is ready",

@@ -3,6 +3,8 @@ import { emailSchema, nameSchema, passwordSchema, usernameSchema, uuidParam } fr
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
+import type { PaymentService } from '../services/payment.service';
+import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
 import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
@@ -29,11 +31,12 @@ export const adminUserItem = z.object({
 
 export interface AdminRouteDeps {
   admins: AdminService;
+  payments: PaymentService;
   rateLimits: RateLimits;
   requireHttpsForSecrets: boolean;
 }
 
-export function adminRoutes({ admins, rateLimits, requireHttpsForSecrets }: AdminRouteDeps): RouteDef[] {
+export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecrets }: AdminRouteDeps): RouteDef[] {
   return [
     credentialRoute(rateLimits, {
       path: '/login',
@@ -105,6 +108,15 @@ export function adminRoutes({ admins, rateLimits, requireHttpsForSecrets }: Admi
       item: transactionRecordSchema,
       fetch: ({ limit, offset }, req) => admins.userTransactions(req.params.userId, limit, offset),
       toItem: toTransactionRecord,
+    }),
+    pagedRoute({
+      path: '/payments',
+      access: 'admin',
+      summary: 'Purchases, newest first, optionally of one state (?status=); total in X-Total-Count',
+      query: paymentListQuery,
+      item: adminPaymentItem,
+      fetch: (query) => payments.list(query),
+      toItem: toAdminPayment,
     }),
     defineRoute({
       method: 'get',

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { formatStroops } from '../domain/amounts';
+import { formatKobo, formatStroops } from '../domain/amounts';
 import type { Failure } from '../http/route-errors';
 import { paymentReferenceSchema } from '../http/schemas';
 import type { LedgerService } from '../services/ledger.service';
@@ -24,8 +24,6 @@ export function callbackReference(query: unknown): string | undefined {
 /** The reason of the failure thrown when the redirect carries no well-formed reference. */
 export const NO_REFERENCE = 'NO_REFERENCE';
 
-const nairaText = (kobo: bigint) => `${kobo / 100n}.${(kobo % 100n).toString().padStart(2, '0')}`;
-
 /** The page for an outcome of the settlement; a minted payment shows the new balance when the ledger answers. */
 export async function callbackPage(outcome: SettleOutcome, reference: string, deps: { ledger: LedgerService; tokenCode: string }): Promise<CallbackPage> {
   switch (outcome.kind) {
@@ -36,8 +34,8 @@ export async function callbackPage(outcome: SettleOutcome, reference: string, de
         status: 200,
         html: paymentSuccessPage({
           reference,
-          amountNaira: nairaText(outcome.amountKobo),
-          tokensMinted: formatStroops(outcome.payment.tokensStroops!),
+          amountNaira: formatKobo(outcome.amountKobo),
+          tokensMinted: formatStroops(outcome.tokensStroops),
           tokenCode: deps.tokenCode,
           balance,
         }),

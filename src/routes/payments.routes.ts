@@ -1,16 +1,17 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
-import { formatStroops } from '../domain/amounts';
+import { formatKobo, formatStroops } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import { nairaAmountSchema, tokenAmountSchema } from '../http/amount-schemas';
-import { paymentReferenceSchema, uuidParam } from '../http/schemas';
+import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { isValidPaystackSignature } from '../security/paystack-signature';
 import type { LedgerWrite } from '../ledger/ledger-journal';
 import type { LedgerService } from '../services/ledger.service';
 import type { WebhookInboxService } from '../services/webhook-inbox.service';
+import { readProviderEvent } from '../http/webhook-event';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
 import { callbackFailurePage, callbackPage, callbackReference, NO_REFERENCE } from './callback-pages';
 import { defineRoute } from './define-route';
@@ -30,7 +31,7 @@ export interface PaymentRouteDeps {
 }
 
 /** kobo as the JSON number of Naira the spec answers with (exact for any realistic amount). */
-const nairaNumber = (kobo: bigint) => Number(`${kobo / 100n}.${(kobo % 100n).toString().padStart(2, '0')}`);
+const nairaNumber = (kobo: bigint) => Number(formatKobo(kobo));
 
 export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
   const { payments, ledger } = deps;
@@ -138,10 +139,11 @@ function sendVerifyAnswer(res: express.Response, outcome: SettleOutcome): void {
 }
 
 /**
- * POST /api/payments/webhook (CONTRACT 8): Paystack's signed charge.success. Mounted before the
- * JSON parser because the signature covers the exact raw bytes. The event is stored before the
- * 200 (a storage failure answers 5xx, so the provider delivers it again); the inbox worker
- * settles it through the same path as verify, with retries.
+ * POST /api/payments/webhook (CONTRACT 8): Paystack's signed events. Mounted before the JSON
+ * parser because the signature covers the exact raw bytes. Every correctly signed event is
+ * answered 200 (an event the service cannot use would otherwise be delivered again for 72 hours);
+ * one about a payment of this service is stored first (a storage failure answers 5xx, so the
+ * provider delivers it again), and the inbox worker settles it, with retries, until its outcome is final.
  */
 export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secretKey: string; rateLimits: RateLimits }): Router {
   const router = Router();
@@ -151,24 +153,9 @@ export function paymentsWebhookRouter(deps: { inbox: WebhookInboxService; secret
       res.status(401).json({ success: false, message: 'Invalid signature' });
       return;
     }
-    const event = z
-      .object({ event: z.string().max(100), data: z.looseObject({ reference: paymentReferenceSchema }) })
-      .safeParse(safeJson(raw));
-    if (!event.success) {
-      res.status(400).json({ success: false, message: 'Unreadable event' });
-      return;
-    }
-    await deps.inbox.receive(event.data.event, event.data.data.reference);
+    const event = readProviderEvent(raw);
+    if (event) await deps.inbox.receive(event);
     res.status(200).json({ success: true, message: 'Received' });
   });
   return router;
 }
-
-function safeJson(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-

@@ -85,38 +85,38 @@ export function credentialRoute<Body extends z.ZodType, Fields extends z.ZodRawS
 /** How a paged list documents its total. */
 const TOTAL_COUNT_HEADER = { 'X-Total-Count': { description: 'Total number of items; the body holds one page', schema: { type: 'integer' as const, minimum: 0 } } };
 
-export interface PagedRouteDef<Params extends Schema, Row, Item extends z.ZodType> {
+export interface PagedRouteDef<Params extends Schema, Row, Item extends z.ZodType, Query extends typeof paginationQuery = typeof paginationQuery> {
   path: string;
   access: Access;
   summary: string;
   params?: Params;
+  /** The query: paginationQuery, or paginationQuery extended with the list's filters. */
+  query?: Query;
   /** The schema of one item of the answered array. */
   item: Item;
-  /** One page of rows and the total count. */
-  fetch: (
-    page: { limit: number; offset: number },
-    req: ValidatedRequest<undefined, Params, typeof paginationQuery>,
-    res: Response,
-  ) => Promise<{ items: Row[]; total: number }>;
+  /** One page of rows and the total count; `page` is the validated query (limit, offset and any filters). */
+  fetch: (page: z.output<Query>, req: ValidatedRequest<undefined, Params, Query>, res: Response) => Promise<{ items: Row[]; total: number }>;
   toItem: (row: Row) => z.output<Item>;
 }
 
 /**
- * A paged list: a GET taking `?limit&offset` (paginationQuery), answering one page as a JSON
- * array with the total in X-Total-Count.
+ * A paged list: a GET taking `?limit&offset` (paginationQuery, plus the list's own filters),
+ * answering one page as a JSON array with the total count in X-Total-Count.
  */
-export function pagedRoute<Row, Item extends z.ZodType, Params extends Schema = undefined>(row: PagedRouteDef<Params, Row, Item>): RouteDef {
+export function pagedRoute<Row, Item extends z.ZodType, Params extends Schema = undefined, Query extends typeof paginationQuery = typeof paginationQuery>(
+  row: PagedRouteDef<Params, Row, Item, Query>,
+): RouteDef {
   const { path, access, summary, params, item, fetch, toItem } = row;
-  return defineRoute<undefined, Params, typeof paginationQuery>({
+  const query = (row.query ?? paginationQuery) as Query;
+  return defineRoute<undefined, Params, Query>({
     method: 'get',
     path,
     access,
     summary,
-    request: params ? { params, query: paginationQuery } : { query: paginationQuery },
+    request: params ? { params, query } : { query },
     response: { status: 200, schema: z.array(item), headers: TOTAL_COUNT_HEADER },
     handler: async (req, res) => {
-      const { limit, offset } = req.query;
-      const { items, total } = await fetch({ limit, offset }, req, res);
+      const { items, total } = await fetch(req.query as z.output<Query>, req, res);
       res.setHeader('X-Total-Count', String(total));
       res.json(items.map(toItem));
     },

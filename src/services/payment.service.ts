@@ -1,27 +1,32 @@
 import crypto from 'node:crypto';
-import type { PaystackClient, InitializedTransaction } from '../clients/paystack.client';
+import type { InitializedTransaction, PaystackClient, VerifiedTransaction } from '../clients/paystack.client';
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
+import { providerVerdict, type PaymentState } from '../domain/payment-lifecycle';
 import { AppError } from '../errors/app-error';
-import type { TokenLedger } from '../ledger/token-ledger';
+import { errorReason } from '../errors/loggable-error';
+import type { LedgerWrite, TokenLedger } from '../ledger/token-ledger';
 import type { Logger } from '../logger';
 
 /**
- * What settling a reference came to, for verify-payment's JSON, the callback page and the webhook
- * inbox alike. Only `minted` and `verified` consumed the reference in this call.
+ * What settling a reference came to, for verify-payment's JSON, the callback page, the webhook
+ * inbox and the provider sweep alike. Only `minted` and `verified` consumed the reference in this call.
  */
 export type SettleOutcome =
-  /** This call consumed the reference: its mint is on the ledger (`minted`) or on its way there (`verified`). */
-  | { kind: 'minted' | 'verified'; payment: PaymentRow; amountKobo: bigint; customerId: string }
+  /**
+   * This call consumed the reference: its mint is on the ledger (`minted`), or on its way there
+   * (`verified`: in the journal, or waiting for the buyer's wallet to be activated).
+   */
+  | { kind: 'minted' | 'verified'; payment: PaymentRow; amountKobo: bigint; tokensStroops: bigint; customerId: string }
   /** An earlier (or concurrent) call consumed it: nothing is minted again. */
   | { kind: 'already_processed'; payment: PaymentRow }
-  /** Paid, but the ledger refused its mint for good (payment.failureReason says why). */
+  /** Never minted, for the recorded reason (payment.failureReason: a mismatch, the ledger's refusal...). */
   | { kind: 'mint_failed'; payment: PaymentRow }
-  /** The provider does not report it paid (yet, or ever: `status` says which). */
-  | { kind: 'not_paid'; status: string }
-  /** Paid, but not the recorded amount in NGN: never minted, an operator looks. */
+  /** The provider does not report it paid: not yet (`final: false`), or it failed or was reversed. */
+  | { kind: 'not_paid'; status: string; final: boolean }
+  /** Paid, but not the recorded amount in NGN: recorded as failed with the reason, never minted. */
   | { kind: 'mismatch' }
   /** Not a reference of this service, or the provider does not know it. */
   | { kind: 'unknown' };
@@ -32,13 +37,19 @@ export interface PaymentServiceOptions {
   tokenCode: string;
   /** How long verify waits for the mint before answering (the journal's reconciler finishes it anyway). */
   mintWaitMs: number;
+  /** When the provider sweep first asks about a new intent. */
+  firstCheckMs: number;
+  /** Stellar's public network: a test-mode provider's payments are refused (test cards would mint real tokens). */
+  publicNetwork: boolean;
 }
 
 /**
- * Naira in, tokens out, exactly once. verify-payment, the callback page and the webhook inbox all
- * call settle(): the provider must say success in NGN for the recorded amount, then one database
- * transaction consumes the reference and commits the mint's journal entry (a unique index allows
- * one per reference); the journal signs, sends and settles it.
+ * Naira in, tokens out, exactly once. verify-payment, the callback page, the webhook inbox and the
+ * provider sweep all call settle(). The provider must say success in NGN for the recorded amount;
+ * then one conditional update consumes the reference (initialized -> paid), and, once the buyer's
+ * wallet is on the ledger, one database transaction moves the payment to `minting` and commits the
+ * mint's journal entry (a unique index allows one live entry per reference); the journal signs,
+ * sends and settles it. The states and moves are in src/domain/payment-lifecycle.ts.
  */
 export class PaymentService {
   constructor(
@@ -66,7 +77,7 @@ export class PaymentService {
       throw new AppError('VALIDATION', `Amount is too large: it would mint more than ${formatStroops(MAX_STROOPS)} ${this.options.tokenCode}`);
     }
     const reference = `wlt-${crypto.randomUUID()}`;
-    await this.payments.insertInitialized({ reference, userId, amountKobo });
+    await this.payments.insertInitialized({ reference, userId, amountKobo }, this.options.firstCheckMs);
     return this.provider.initialize({
       email: user.email,
       amountKobo,
@@ -80,42 +91,104 @@ export class PaymentService {
     return this.payments.find(reference);
   }
 
-  /** The shared path of verify, callback and webhook. Safe to call any number of times at once. */
+  /** Operators' list: a page of payments, newest first, optionally of one state. */
+  async list(filter: { status?: PaymentState; limit: number; offset: number }): Promise<{ items: PaymentRow[]; total: number }> {
+    const { rows, total } = await this.payments.page(filter);
+    return { items: rows, total };
+  }
+
+  /** The shared path of verify, callback, webhook and sweep. Safe to call any number of times at once. */
   async settle(reference: string): Promise<SettleOutcome> {
     const known = await this.payments.find(reference);
     if (!known) return { kind: 'unknown' };
-    if (known.status === 'verified' || known.status === 'minted') return { kind: 'already_processed', payment: known };
-    if (known.failureReason) return { kind: 'mint_failed', payment: known };
+    const decided = await this.decidedOutcome(known);
+    if (decided) return decided;
 
     const verified = await this.provider.verify(reference);
     if (!verified) return { kind: 'unknown' };
-    if (verified.status !== 'success') {
-      if (verified.status === 'failed') await this.payments.markProviderFailed(reference, verified.raw);
-      return { kind: 'not_paid', status: verified.status };
+    const verdict = providerVerdict(verified.status);
+    if (verdict.kind === 'not_yet') return { kind: 'not_paid', status: verified.status, final: false };
+    if (verdict.kind === 'failed') {
+      await this.payments.recordProviderFailed(reference, verified.raw);
+      return { kind: 'not_paid', status: verified.status, final: true };
     }
-    if (verified.currency !== 'NGN' || verified.amountKobo !== known.amountKobo) {
-      this.logger.warn({ reference, currency: verified.currency }, 'provider amount or currency differs from the recorded payment');
-      return { kind: 'mismatch' };
+    if (verdict.kind === 'reversed') {
+      await this.payments.recordRefused(reference, 'The provider reversed the payment before it was minted', verified.raw);
+      return { kind: 'not_paid', status: verified.status, final: true };
     }
-    // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
-    // key the service keeps, rather than being refused.
-    const wallet = (await this.wallets.findByUserId(known.userId)) ?? (await this.wallets.findArchivedByUserId(known.userId));
-    if (!wallet) return { kind: 'unknown' };
 
-    const tokens = this.tokensFor(known.amountKobo);
-    let consumed: PaymentRow | undefined;
-    const write = await this.ledger.mintForPayment(
-      { reference, userId: known.userId, to: wallet.publicKey, stroops: tokens, waitMs: this.options.mintWaitMs },
-      async (tx) => {
-        consumed = await this.payments.consume(tx, reference, tokens, wallet.publicKey, verified.raw);
-        return consumed !== undefined;
-      },
-    );
-    if (!write || !consumed) {
-      const now = await this.payments.find(reference);
-      return now?.failureReason ? { kind: 'mint_failed', payment: now } : { kind: 'already_processed', payment: now ?? known };
+    const refusal = this.refusalOf(known, verified);
+    if (refusal) {
+      this.logger.warn({ reference, reason: refusal }, 'paid payment refused');
+      const refused = await this.payments.recordRefused(reference, refusal, verified.raw);
+      return refused ? { kind: 'mismatch' } : this.outcomeAfterLosingRace(reference);
     }
-    return { kind: write.state === 'confirmed' ? 'minted' : 'verified', payment: consumed, amountKobo: verified.amountKobo, customerId: verified.customerId };
+    const paid = await this.payments.recordPaid(reference, verified.raw);
+    if (!paid) return this.outcomeAfterLosingRace(reference);
+
+    const tokensStroops = this.tokensFor(paid.amountKobo);
+    // Consumed: from here the answer is success whatever the ledger does. A mint that cannot be
+    // written now (the ledger never reached since start) is left `paid`, and the sweep writes it.
+    const write = await this.mintWhenReady(paid).catch((err: unknown) => {
+      this.logger.warn({ reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
+      return 'waiting' as const;
+    });
+    const now = (await this.payments.find(reference)) ?? paid;
+    const kind = write && write !== 'waiting' && write.state === 'confirmed' ? 'minted' : 'verified';
+    return { kind, payment: now, amountKobo: verified.amountKobo, tokensStroops, customerId: verified.customerId };
+  }
+
+  /**
+   * The answer for a payment past `initialized` (consumed, or refused for good), without asking the
+   * provider again. A `paid` one whose mint is not in the journal yet (its wallet was pending, or
+   * its caller died) gets its mint now if the wallet is ready: the sweep does the same.
+   */
+  private async decidedOutcome(payment: PaymentRow): Promise<SettleOutcome | undefined> {
+    if (payment.status === 'paid') {
+      await this.mintWhenReady(payment).catch((err: unknown) => {
+        this.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
+      });
+      return { kind: 'already_processed', payment: (await this.payments.find(payment.reference)) ?? payment };
+    }
+    if (payment.status === 'minting' || payment.status === 'minted') return { kind: 'already_processed', payment };
+    if (payment.failureReason) return { kind: 'mint_failed', payment };
+    return undefined;
+  }
+
+  /** Another caller moved the payment first (a move is made by exactly one): answer from where it is now. */
+  private async outcomeAfterLosingRace(reference: string): Promise<SettleOutcome> {
+    const now = await this.payments.find(reference);
+    if (!now) return { kind: 'unknown' };
+    return (await this.decidedOutcome(now)) ?? { kind: 'already_processed', payment: now };
+  }
+
+  /** Why a provider's success must never mint: the amount or currency differs, or test money on the public network. */
+  private refusalOf(known: PaymentRow, verified: VerifiedTransaction): string | undefined {
+    if (verified.currency !== 'NGN' || verified.amountKobo !== known.amountKobo) {
+      return `The provider reports ${verified.amountKobo} kobo in ${verified.currency}; the payment was recorded as ${known.amountKobo} kobo in NGN`;
+    }
+    if (this.options.publicNetwork && verified.raw.domain === 'test') {
+      return "The provider reports a test-mode payment, and the token is on Stellar's public network";
+    }
+    return undefined;
+  }
+
+  /**
+   * Commits a paid payment's mint once the buyer's wallet is on the ledger: a mint to a wallet
+   * still being activated would be refused (no account, no trustline). 'waiting' leaves the payment
+   * `paid` for the provider sweep; undefined means another caller started the mint.
+   */
+  async mintWhenReady(payment: PaymentRow): Promise<LedgerWrite | 'waiting' | undefined> {
+    // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
+    // key the service keeps (it was active when archived), rather than being refused.
+    const wallet = await this.wallets.findByUserId(payment.userId);
+    const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.wallets.findArchivedByUserId(payment.userId))?.publicKey;
+    if (!destination) return 'waiting';
+    const tokens = this.tokensFor(payment.amountKobo);
+    return this.ledger.mintForPayment(
+      { reference: payment.reference, userId: payment.userId, to: destination, stroops: tokens, waitMs: this.options.mintWaitMs },
+      async (tx) => (await this.payments.startMint(tx, payment.reference, tokens, destination)) !== undefined,
+    );
   }
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */

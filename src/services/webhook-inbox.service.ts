@@ -1,12 +1,19 @@
 import type { WebhookEventRow, WebhookInboxRepository } from '../db/repositories/webhook-inbox.repository';
+import type { ProviderEvent } from '../http/webhook-event';
 import type { Logger } from '../logger';
 import { QueueWorker, type RetryPolicy } from '../workers/queue-worker';
-import type { PaymentService } from './payment.service';
+import type { PaymentService, SettleOutcome } from './payment.service';
+
+/** Events the service acts on today; others about its payments are kept and set aside for an operator. */
+const SETTLES_A_CHARGE = 'charge.success';
 
 /**
- * Settles stored charge.success events through the same path as verify-payment, with retries:
- * a provider or database failure is tried again later, so a buyer who closed the browser before
- * the redirect is still credited. Claimed in the database, so any number of processes run it.
+ * Settles stored provider events through the same path as verify-payment, with retries, until
+ * their outcome is final: a provider or database failure, or a provider that still says "not yet"
+ * (a webhook can arrive before verify agrees), is tried again later, so a buyer who closed the
+ * browser before the redirect is still credited. An event set aside after its last attempt is
+ * counted (metrics) and listed (`npm run payments:reconcile`). Claimed in the database, so any
+ * number of processes run it.
  */
 export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
   constructor(
@@ -19,24 +26,42 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
       failureMessage: 'webhook inbox deferred',
       batchSize: 50,
       policy,
-      describe: (event) => ({ reference: event.reference }),
-      logMessages: { retrying: 'webhook settlement failed, retrying later', setAside: 'webhook event set aside after its last attempt' },
+      describe: (event) => ({ reference: event.reference, event: event.event }),
+      logMessages: {
+        retrying: 'webhook settlement failed, retrying later',
+        setAside: 'webhook event set aside after its last attempt',
+        notFinal: 'webhook event not final yet, asking again later',
+      },
     }, logger);
   }
 
   /**
-   * Stores a verified charge.success for one of this service's payments, and settles it at once in
-   * the background. Other events, and references this service never issued (the provider account
-   * may serve other integrations), are acknowledged and not kept.
+   * Stores a verified event about one of this service's payments, and settles it at once in the
+   * background. References this service never issued (the provider account may serve other
+   * integrations) are acknowledged and not kept.
    */
-  async receive(event: string, reference: string): Promise<void> {
-    if (event !== 'charge.success' || !(await this.payments.find(reference))) return;
-    if (await this.inbox.store(event, reference)) void this.run();
+  async receive(event: ProviderEvent): Promise<void> {
+    if (!(await this.payments.find(event.reference))) return;
+    if (await this.inbox.store(event)) void this.run();
   }
 
-  /** Settles one event through the verify path; a failure is retried (QueueWorker). */
-  protected async handle(event: WebhookEventRow): Promise<void> {
+  protected async handle(event: WebhookEventRow): Promise<void | 'later'> {
+    if (event.event !== SETTLES_A_CHARGE) {
+      // Refunds and disputes are recorded here, answered 200 and kept for an operator: the tokens
+      // they should take back are not clawed back by the service yet (see the README).
+      await this.inbox.setAside(event.id, `${event.event} is kept for an operator: reversals are not acted on automatically yet`);
+      this.logger.warn({ reference: event.reference, event: event.event }, 'payment reversal or dispute received: an operator acts on it');
+      return;
+    }
     const outcome = await this.payments.settle(event.reference);
-    await this.inbox.finish(event.id, outcome.kind);
+    if (!isFinal(outcome)) return 'later';
+    await this.inbox.finish(event.id, outcome.kind === 'not_paid' ? `not_paid:${outcome.status}` : outcome.kind);
   }
+}
+
+/** A charge.success is done once the payment is consumed or decided; "not yet" and "unknown" are asked again. */
+function isFinal(outcome: SettleOutcome): boolean {
+  if (outcome.kind === 'unknown') return false;
+  if (outcome.kind === 'not_paid') return outcome.final;
+  return true;
 }

@@ -26,7 +26,7 @@ export interface QueueWorkerOptions<Item> extends PeriodicTaskOptions {
   policy: RetryPolicy;
   /** What the logs say of an item (ids and references, never secrets). */
   describe: (item: Item) => Record<string, unknown>;
-  logMessages: { retrying: string; setAside: string };
+  logMessages: { retrying: string; setAside: string; notFinal?: string };
 }
 
 /**
@@ -43,8 +43,12 @@ export abstract class QueueWorker<Item extends { id: string; attempts: number }>
     super(logger, queueOptions);
   }
 
-  /** Does the item's work and records it done; throws to have it retried. */
-  protected abstract handle(item: Item): Promise<void>;
+  /**
+   * Does the item's work and records it done; throws to have it retried (a failure, logged), or
+   * answers `later` when the work is fine but its outcome is not final yet (asked again with the
+   * same backoff, logged at debug only: a checkout left open is not a failure).
+   */
+  protected abstract handle(item: Item): Promise<void | 'later'>;
 
   protected async pass(): Promise<void> {
     const { batchSize, policy } = this.queueOptions;
@@ -57,13 +61,13 @@ export abstract class QueueWorker<Item extends { id: string; attempts: number }>
 
   private async attempt(item: Item): Promise<void> {
     try {
-      await this.handle(item);
+      if ((await this.handle(item)) === 'later') await this.failed(item, 'not final yet', false);
     } catch (err) {
-      await this.failed(item, errorReason(err));
+      await this.failed(item, errorReason(err), true);
     }
   }
 
-  private async failed(item: Item, reason: string): Promise<void> {
+  private async failed(item: Item, reason: string, isError: boolean): Promise<void> {
     const { policy, describe, logMessages } = this.queueOptions;
     if (item.attempts >= policy.maxAttempts) {
       this.logger.error({ ...describe(item), attempts: item.attempts, reason }, logMessages.setAside);
@@ -71,7 +75,8 @@ export abstract class QueueWorker<Item extends { id: string; attempts: number }>
       return;
     }
     const delay = Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (item.attempts - 1));
-    this.logger.warn({ ...describe(item), attempt: item.attempts, reason }, logMessages.retrying);
+    if (isError) this.logger.warn({ ...describe(item), attempt: item.attempts, reason }, logMessages.retrying);
+    else this.logger.debug({ ...describe(item), attempt: item.attempts, delayMs: delay }, logMessages.notFinal ?? 'not final yet, asking again later');
     await this.queue.retryLater(item.id, delay, reason).catch(() => undefined);
   }
 }

@@ -45,7 +45,7 @@ describe.each(LEDGER_APIS)(`through %s, with a history window of ${WINDOW_LEDGER
 
     const after = (await allEnvelopes(app)).filter((e) => e.hash === stored.hash);
     expect(after.map((e) => e.status)).toEqual(['submitted']);
-    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified' });
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
     expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
     expect(await ledgerBalance(ledger.url, buyer.ledgerPublicKey)).toBe('0.0000000');
 

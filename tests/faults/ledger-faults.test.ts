@@ -275,7 +275,7 @@ describe('the ledger down while a paid reference is verified', () => {
     expect(page.text).toContain('<h1>Payment successful</h1>');
     expect(page.text).toContain('Your new balance will show in your wallet shortly.');
     for (const reference of [viaVerify.reference, viaCallback.reference]) {
-      expect(await paymentRow(app, reference)).toMatchObject({ status: 'verified' });
+      expect(await paymentRow(app, reference)).toMatchObject({ status: 'minting' });
     }
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
     expect((await verify(alice, viaVerify.reference)).body).toEqual({ success: false, message: 'Payment already processed' });
@@ -304,7 +304,7 @@ describe('the distribution account out of tokens', () => {
     const answer = await verify(user, intent.reference);
 
     expect(answer.body).toMatchObject({ success: true, amount: 2_000_000 });
-    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: null });
+    expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting', mintTxHash: null });
     // Each envelope was refused (op_underfunded): nothing applied, and the mint waits for a new one.
     expect(new Set((await allEnvelopes(app)).filter((e) => e.failure?.includes('op_underfunded')).map((e) => e.status))).toEqual(new Set(['failed']));
     expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('0.0000000');

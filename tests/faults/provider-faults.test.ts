@@ -298,8 +298,20 @@ describe('payment provider answering malformed JSON', () => {
   });
 });
 
+/** A mismatch is recorded (failed, with what each side says) and never minted: no later answer consumes it. */
+async function expectRefused(reference: string, user: CreatedUser): Promise<void> {
+  expect(await paymentRow(app, reference)).toMatchObject({
+    status: 'failed',
+    failureReason: expect.stringMatching(/^The provider reports \d+ kobo in NGN; the payment was recorded as 2500 kobo in NGN$/),
+    mintTxHash: null,
+    tokensStroops: null,
+  });
+  expect(await tokensOf(user)).toBe('0.0000000');
+  expect(await mintRecords(app, user.userId)).toHaveLength(0);
+}
+
 describe('payment provider reporting another amount than was charged', () => {
-  it('refuses verify-payment with 400 {success:false, message} and consumes nothing', async () => {
+  it('refuses verify-payment with 400 {success:false, message}, records the payment failed with the reason, and mints nothing', async () => {
     const user = await createUser(app);
     const intent = await paidIntent(app, user, 25);
     await front.behave(amountDiffers());
@@ -308,10 +320,15 @@ describe('payment provider reporting another amount than was charged', () => {
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, message: expect.stringMatching(/does not match/) });
-    await expectUnconsumed(intent.reference, user);
+    await expectRefused(intent.reference, user);
+    // The provider's answer corrected later changes nothing: a refused payment is never minted.
+    await front.behave(forwardTo(provider.url));
+    const again = await verify(user, intent.reference);
+    expect([again.status, again.body.message]).toEqual([409, expect.stringMatching(/recorded as 2500 kobo/)]);
+    await expectRefused(intent.reference, user);
   });
 
-  it('shows the error page on the callback and consumes nothing', async () => {
+  it('shows the error page on the callback, records the payment failed with the reason, and mints nothing', async () => {
     const user = await createUser(app);
     const intent = await paidIntent(app, user, 25);
     await front.behave(amountDiffers());
@@ -320,6 +337,6 @@ describe('payment provider reporting another amount than was charged', () => {
 
     expect(res.text).toContain('<h1>Payment failed</h1>');
     expect(res.text).toContain('The paid amount does not match the payment.');
-    await expectUnconsumed(intent.reference, user);
+    await expectRefused(intent.reference, user);
   });
 });

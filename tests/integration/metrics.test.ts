@@ -77,7 +77,7 @@ describe('GET /metrics', () => {
 
   it('reports payments by status from the payments table', async () => {
     const idle = await scrape();
-    for (const status of ['initialized', 'verified', 'minted', 'failed']) expect(sample(idle, 'payments_by_status', { status })).toBe(0);
+    for (const status of ['initialized', 'paid', 'minting', 'minted', 'failed']) expect(sample(idle, 'payments_by_status', { status })).toBe(0);
 
     await supplyTokens(app);
     const buyer = await createUser(app);

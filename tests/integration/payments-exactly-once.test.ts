@@ -122,7 +122,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       // The buyer was told it worked: the reference is consumed and its mint is in the journal.
       expect(answer.body).toMatchObject({ success: true, amount: naira });
       expect(crash.crashed).toHaveLength(1);
-      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified' });
+      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
       expect(await balanceOf(user)).toBe(when === 'before-send' ? '0.0000000' : `${naira}.0000000`);
       return { reference: intent.reference, stored: crash.crashed[0]! };
     }
@@ -211,11 +211,11 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       submitter.submit = () => new Promise(() => undefined);
       await verify(user, intent.reference).expect(200);
       submitter.submit = submit;
-      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified', mintTxHash: null });
+      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting', mintTxHash: null });
 
       await app.container.reconciler.drain();
       // Still the live path's while its lease lasts (it may be minting it in another process).
-      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'verified' });
+      expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
 
       await expireLeases(app);
       await app.container.reconciler.drain();

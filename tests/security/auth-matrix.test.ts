@@ -26,6 +26,7 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'DELETE /api/admin/users/:userId': { access: 'admin', params: { userId: 'unknown' } },
   'GET /api/admin/transactions': { access: 'admin' },
   'GET /api/admin/users/:userId/transactions': { access: 'admin' },
+  'GET /api/admin/payments': { access: 'admin' },
   'GET /api/admin/users/:userId/wallet': { access: 'admin' },
 
   'GET /api/ledger/check-balance/:publicKey': { access: 'any' },

@@ -105,6 +105,16 @@ describe('configuration', () => {
       expect(load({ HORIZON_URL: 'https://horizon.example.org', STELLAR_NETWORK_PASSPHRASE: 'Private ; 1' }).ledger.networkPassphrase).toBe('Private ; 1');
     });
 
+    it("refuses a test-mode Paystack key with Stellar's public network (test cards would mint real tokens), and allows it on testnet", () => {
+      const publicNetwork = { PAYSTACK_SECRET_KEY: 'sk_test_abc' };
+      expect(() => load({ ...publicNetwork, HORIZON_URL: 'https://horizon.stellar.org' })).toThrow(/test-mode key \(sk_test_\).*public network/);
+      expect(() =>
+        load({ ...publicNetwork, STELLAR_RPC_URL: 'https://rpc.example.org', STELLAR_NETWORK_PASSPHRASE: 'Public Global Stellar Network ; September 2015' }),
+      ).toThrow(ConfigError);
+      expect(load({ ...publicNetwork, HORIZON_URL: 'https://horizon-testnet.stellar.org' }).payments.provider.secretKey).toBe('sk_test_abc');
+      expect(load({ PAYSTACK_SECRET_KEY: 'sk_live_abc', HORIZON_URL: 'https://horizon.stellar.org' }).ledger.networkPassphrase).toBe('Public Global Stellar Network ; September 2015');
+    });
+
     it('uses Paystack with the configured key and base URL', () => {
       expect(load({ PAYSTACK_SECRET_KEY: 'sk_live_x', PAYSTACK_BASE_URL: 'https://api.paystack.co/' }).payments.provider).toEqual({
         embedded: false,

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../client';
-import { ledgerEntries, ledgerEnvelopes, payments, wallets } from '../schema';
+import { ledgerEntries, ledgerEnvelopes, wallets } from '../schema';
+import { paymentMintRefused, paymentMintsConfirmed } from './payment.repository';
 
 // Settling an envelope: the two statements of the journal that end an envelope, and with it decide
 // what its entries stand for. Each runs in the caller's transaction (JournalRepository.confirm/fail).
@@ -47,12 +48,7 @@ export async function confirmEnvelope(tx: Executor, envelopeId: string, hash: st
     .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])))
     .returning({ kind: ledgerEntries.kind, userId: ledgerEntries.userId, paymentReference: ledgerEntries.paymentReference });
   const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
-  if (references.length > 0) {
-    await tx
-      .update(payments)
-      .set({ status: 'minted', mintTxHash: hash, updatedAt: new Date() })
-      .where(and(inArray(payments.reference, references), eq(payments.status, 'verified')));
-  }
+  await paymentMintsConfirmed(tx, references, hash);
   const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
   if (activated.length > 0) {
     await tx
@@ -98,11 +94,6 @@ export async function failEnvelope(tx: Executor, envelopeId: string, failure: st
     .select({ reference: ledgerEntries.paymentReference, code: ledgerEntries.failureCode })
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'payment_mint')));
-  for (const m of failedMints) {
-    await tx
-      .update(payments)
-      .set({ status: 'failed', failureReason: `The ledger refused the mint (${m.code})`, updatedAt: new Date() })
-      .where(and(eq(payments.reference, m.reference!), eq(payments.status, 'verified')));
-  }
+  for (const m of failedMints) await paymentMintRefused(tx, m.reference!, m.code ?? 'unknown');
   return true;
 }

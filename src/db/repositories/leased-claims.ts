@@ -18,6 +18,8 @@ export interface LeasedClaim {
   waiting: SQL;
   /** Anything else the claim sets, e.g. counting the attempt. */
   alsoSet?: SQL;
+  /** The row's key, when it is not an `id` column (a payment's reference). */
+  key?: PgColumn;
 }
 
 /**
@@ -26,9 +28,11 @@ export interface LeasedClaim {
  * moved ahead) lets another process take it only once the lease has passed (its worker died).
  * Returns the claimed ids.
  */
-export async function claimDueRows(db: Database, table: TableWithId, claim: LeasedClaim, limit: number, leaseMs: number): Promise<string[]> {
+export async function claimDueRows(db: Database, table: PgTable & { id?: PgColumn }, claim: LeasedClaim, limit: number, leaseMs: number): Promise<string[]> {
   // A SET clause takes bare column names, not the table-qualified ones drizzle renders.
-  const id = sql.identifier(table.id.name);
+  const key = claim.key ?? table.id;
+  if (!key) throw new Error('claimDueRows needs a key column');
+  const id = sql.identifier(key.name);
   const dueAt = sql.identifier(claim.dueAt.name);
   const alsoSet = claim.alsoSet ? sql`, ${claim.alsoSet}` : sql``;
   const claimed = await db.execute(sql`

@@ -1,48 +1,139 @@
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
 import type { Database, Executor } from '../client';
 import { payments } from '../schema';
+import { claimDueRows, msFromNow } from './leased-claims';
 import { first } from './rows';
 
 export type PaymentRow = typeof payments.$inferSelect;
 
+/** What a move writes besides the new status. */
+type MoveFields = Partial<Pick<PaymentRow, 'tokensStroops' | 'destinationPublicKey' | 'providerPayload' | 'failureReason' | 'paidAt' | 'nextCheckAt'>>;
+
 /**
- * Payments. Every state change here is one conditional statement, never check-then-act in
- * memory; the mint itself is a journal entry (see LedgerJournal.mintForPayment).
+ * Payments. Every state change is one of the named moves of src/domain/payment-lifecycle.ts, run
+ * as one conditional statement (`where status in (from)`), never check-then-act in memory: of any
+ * number of concurrent callers (verify, callback, webhook, the sweep, other processes) exactly one
+ * makes a given move. A `failed` payment that carries a reason never moves again.
  */
 export class PaymentRepository {
   constructor(private readonly db: Database) {}
 
-  async insertInitialized(row: { reference: string; userId: string; amountKobo: bigint }): Promise<void> {
-    await this.db.insert(payments).values(row);
+  /** A new intent; the sweep first asks the provider about it `firstCheckMs` later. */
+  async insertInitialized(row: { reference: string; userId: string; amountKobo: bigint }, firstCheckMs: number): Promise<void> {
+    await this.db.insert(payments).values({ ...row, nextCheckAt: msFromNow(firstCheckMs) });
   }
 
   async find(reference: string): Promise<PaymentRow | undefined> {
     return first(this.db.select().from(payments).where(eq(payments.reference, reference)));
   }
 
-  async markProviderFailed(reference: string, payload: unknown): Promise<void> {
-    await this.db
+  /** Makes `move` if the payment is in one of its `from` states; the row after the move, or undefined if another caller (or state) got there first. */
+  async move(executor: Executor, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
+    const { from, to } = TRANSITIONS[move];
+    const [row] = await executor
       .update(payments)
-      .set({ status: 'failed', providerPayload: payload, updatedAt: new Date() })
-      .where(and(eq(payments.reference, reference), eq(payments.status, 'initialized')));
-  }
-
-  /**
-   * Consumes the reference: the one atomic step that lets a payment mint, run in the transaction
-   * that commits its mint's journal entry. Of any number of concurrent callers (verify, callback,
-   * webhook, other processes) exactly one gets the row. A payment whose mint the ledger refused
-   * for good (failureReason) is never consumed again.
-   */
-  async consume(tx: Executor, reference: string, tokensStroops: bigint, destinationPublicKey: string, payload: unknown): Promise<PaymentRow | undefined> {
-    const [row] = await tx
-      .update(payments)
-      .set({ status: 'verified', tokensStroops, destinationPublicKey, providerPayload: payload, updatedAt: new Date() })
-      .where(and(eq(payments.reference, reference), inArray(payments.status, ['initialized', 'failed']), isNull(payments.failureReason)))
+      .set({ ...fields, status: to, updatedAt: new Date() })
+      .where(and(eq(payments.reference, reference), movableFrom(from)))
       .returning();
     return row;
   }
 
-  async listByStatus(status: PaymentRow['status']): Promise<PaymentRow[]> {
+  /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
+  recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
+    // due at once: the sweep mints it if this caller dies before it does
+    return this.move(this.db, reference, 'paid', { providerPayload: payload, paidAt: new Date(), nextCheckAt: new Date() });
+  }
+
+  recordProviderFailed(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
+    return this.move(this.db, reference, 'providerFailed', { providerPayload: payload });
+  }
+
+  recordRefused(reference: string, reason: string, payload: unknown): Promise<PaymentRow | undefined> {
+    return this.move(this.db, reference, 'refused', { failureReason: reason, providerPayload: payload, nextCheckAt: null });
+  }
+
+  /** Run in the transaction that commits the mint's journal entry. */
+  startMint(tx: Executor, reference: string, tokensStroops: bigint, destinationPublicKey: string): Promise<PaymentRow | undefined> {
+    return this.move(tx, reference, 'mintStarted', { tokensStroops, destinationPublicKey, nextCheckAt: null });
+  }
+
+  /**
+   * Unfinished payments due for the sweep, leased to the caller (SKIP LOCKED, one process per
+   * payment at a time): their `nextCheckAt` moves `leaseMs` ahead and the attempt is counted.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<PaymentRow[]> {
+    const claim = { dueAt: payments.nextCheckAt, waiting: inArray(payments.status, UNFINISHED_STATES), alsoSet: sql`check_attempts = check_attempts + 1`, key: payments.reference };
+    const references = await claimDueRows(this.db, payments, claim, limit, leaseMs);
+    if (references.length === 0) return [];
+    return this.db.select().from(payments).where(inArray(payments.reference, references));
+  }
+
+  /** The sweep asks again after `delayMs`. */
+  async checkLater(reference: string, delayMs: number): Promise<void> {
+    await this.db
+      .update(payments)
+      .set({ nextCheckAt: msFromNow(delayMs) })
+      .where(and(eq(payments.reference, reference), inArray(payments.status, UNFINISHED_STATES)));
+  }
+
+  /** The sweep stops asking (its attempts ran out); the payment stays as it is, for an operator. */
+  async stopChecking(reference: string): Promise<void> {
+    await this.db.update(payments).set({ nextCheckAt: null }).where(eq(payments.reference, reference));
+  }
+
+  async listByStatus(status: PaymentState): Promise<PaymentRow[]> {
     return this.db.select().from(payments).where(eq(payments.status, status));
   }
+
+  /** A page of payments, newest first, optionally of one status. */
+  async page(options: { status?: PaymentState; limit: number; offset: number }): Promise<{ rows: PaymentRow[]; total: number }> {
+    const where = options.status ? eq(payments.status, options.status) : undefined;
+    const [rows, [counted]] = await Promise.all([
+      this.db.select().from(payments).where(where).orderBy(desc(payments.createdAt), desc(payments.reference)).limit(options.limit).offset(options.offset),
+      this.db.select({ n: sql<string>`count(*)` }).from(payments).where(where),
+    ]);
+    return { rows, total: Number(counted?.n ?? 0) };
+  }
+}
+
+// The journal's settlement of payments' mint entries: each runs in the transaction that settles
+// the mint's envelope (src/db/repositories/envelope-settlement.ts).
+
+/** The ledger applied these payments' mints. */
+export async function paymentMintsConfirmed(tx: Executor, references: string[], hash: string): Promise<void> {
+  if (references.length === 0) return;
+  await tx
+    .update(payments)
+    .set({ status: TRANSITIONS.mintConfirmed.to, mintTxHash: hash, updatedAt: new Date() })
+    .where(and(inArray(payments.reference, references), inArray(payments.status, TRANSITIONS.mintConfirmed.from)));
+}
+
+/**
+ * The ledger refused a payment's mint. A "not yet" refusal (the wallet is still being activated:
+ * MINT_NOT_YET_CODES) sends it back to `paid`, due for the sweep, until MINT_NOT_YET_LIMIT;
+ * anything else fails it with the ledger's code.
+ */
+export async function paymentMintRefused(tx: Executor, reference: string, code: string): Promise<void> {
+  if (MINT_NOT_YET_CODES.has(code)) {
+    const [back] = await tx
+      .update(payments)
+      .set({ status: TRANSITIONS.mintNotYet.to, mintNotYetCount: sql`${payments.mintNotYetCount} + 1`, nextCheckAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(payments.reference, reference), inArray(payments.status, TRANSITIONS.mintNotYet.from), lt(payments.mintNotYetCount, MINT_NOT_YET_LIMIT - 1)))
+      .returning({ reference: payments.reference });
+    if (back) return;
+  }
+  await tx
+    .update(payments)
+    .set({ status: TRANSITIONS.mintRefused.to, failureReason: `The ledger refused the mint (${code})`, updatedAt: new Date() })
+    .where(and(eq(payments.reference, reference), inArray(payments.status, TRANSITIONS.mintRefused.from)));
+}
+
+/** `status in (from)`, where `failed` counts only while it carries no reason. */
+function movableFrom(from: readonly PaymentState[]): SQL {
+  const plain = from.filter((s) => s !== 'failed');
+  const clauses: SQL[] = [];
+  if (plain.length > 0) clauses.push(inArray(payments.status, plain));
+  if (from.includes('failed')) clauses.push(and(eq(payments.status, 'failed'), isNull(payments.failureReason))!);
+  return or(...clauses)!;
 }

@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { ProviderEvent } from '../../http/webhook-event';
 import type { Database } from '../client';
 import { webhookEvents } from '../schema';
 import { claimDueRows, msFromNow } from './leased-claims';
@@ -6,13 +7,25 @@ import { first } from './rows';
 
 export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
-/** The provider's verified webhook events, kept until they are settled. */
+/** The provider's verified webhook events, kept until their outcome is final. */
 export class WebhookInboxRepository {
   constructor(private readonly db: Database) {}
 
-  /** Stores an event once (the provider may deliver it again); true when it was new. */
-  async store(event: string, reference: string): Promise<boolean> {
-    const rows = await this.db.insert(webhookEvents).values({ event, reference }).onConflictDoNothing().returning({ id: webhookEvents.id });
+  /**
+   * Stores an event once per provider event (the provider delivers it again until answered 200);
+   * true when it is now open for the worker. A redelivery of an event set aside after its last
+   * attempt reopens it: the provider still knows about it, so someone should look again.
+   */
+  async store(event: ProviderEvent): Promise<boolean> {
+    const rows = await this.db
+      .insert(webhookEvents)
+      .values({ event: event.event, eventKey: event.eventKey, reference: event.reference, payload: event.data })
+      .onConflictDoUpdate({
+        target: webhookEvents.eventKey,
+        set: { status: 'received', attempts: 0, nextAttemptAt: sql`now()`, updatedAt: new Date() },
+        setWhere: eq(webhookEvents.status, 'failed'),
+      })
+      .returning({ id: webhookEvents.id });
     return rows.length > 0;
   }
 
@@ -43,7 +56,24 @@ export class WebhookInboxRepository {
       .where(and(eq(webhookEvents.id, id), eq(webhookEvents.status, 'received')));
   }
 
-  async find(event: string, reference: string): Promise<WebhookEventRow | undefined> {
-    return first(this.db.select().from(webhookEvents).where(and(eq(webhookEvents.event, event), eq(webhookEvents.reference, reference))));
+  async findByKey(eventKey: string): Promise<WebhookEventRow | undefined> {
+    return first(this.db.select().from(webhookEvents).where(eq(webhookEvents.eventKey, eventKey)));
+  }
+
+  async listByReference(reference: string): Promise<WebhookEventRow[]> {
+    return this.db.select().from(webhookEvents).where(eq(webhookEvents.reference, reference)).orderBy(webhookEvents.createdAt);
+  }
+
+  /** Events set aside after their last attempt, newest first: an operator's list. */
+  async listSetAside(limit: number): Promise<WebhookEventRow[]> {
+    return this.db.select().from(webhookEvents).where(eq(webhookEvents.status, 'failed')).orderBy(desc(webhookEvents.updatedAt)).limit(limit);
+  }
+
+  /** Events per status (metrics: `failed` ones wait for an operator). */
+  async countByStatus(): Promise<Record<WebhookEventRow['status'], number>> {
+    const rows = await this.db.select({ status: webhookEvents.status, n: sql<string>`count(*)` }).from(webhookEvents).groupBy(webhookEvents.status);
+    const counts = { received: 0, done: 0, failed: 0 };
+    for (const r of rows) counts[r.status] = Number(r.n);
+    return counts;
   }
 }

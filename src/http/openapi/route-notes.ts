@@ -103,6 +103,29 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     response: [exampleTransaction],
     errors: { 404: ['User not found'] },
   },
+  'GET /api/admin/payments': {
+    response: [
+      {
+        reference: EXAMPLE.reference,
+        userId: EXAMPLE.userId,
+        status: 'minted',
+        amountNaira: '1500.50',
+        currency: 'NGN',
+        tokens: '1500.5000000',
+        destinationPublicKey: EXAMPLE.publicKey,
+        mintTxHash: EXAMPLE.txHash,
+        failureReason: null,
+        paidAt: '2025-01-15T10:31:00.000Z',
+        nextCheckAt: null,
+        checkAttempts: 1,
+        createdAt: '2025-01-15T10:30:00.000Z',
+        updatedAt: '2025-01-15T10:31:02.000Z',
+      },
+    ],
+    description:
+      'States: `initialized` (intent recorded, the provider has not said paid), `paid` (consumed, mint waiting for the wallet), ' +
+      '`minting` (mint in the journal), `minted`, `failed` (`failureReason` set when it will never be minted). See the README, "Payment states".',
+  },
   'GET /api/admin/users/:userId/wallet': {
     response: { ledgerPublicKey: EXAMPLE.publicKey, ledgerSecretKey: EXAMPLE.secretKey },
     description: 'Carries the wallet secret key: answered only over HTTPS in production (403 otherwise), never cached.',
@@ -157,8 +180,13 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/ledger/create-asset': {
     request: { assetCode: 'WLT', amount: '1000' },
     response: `Issued 1000.0000000 WLT to the distribution account (transaction ${EXAMPLE.txHash})`,
-    description: '`assetCode` must be the service token code. The trustline on the distribution account is created when missing.',
-    errors: { 502: ['Ledger rejected the transaction (tx_failed)'], 503: [UNAVAILABLE.ledger] },
+    accepted: `Issuing 1000.0000000 WLT: submitted, outcome not known yet (transaction ${EXAMPLE.txHash}). Retry with the same Idempotency-Key for its status`,
+    idempotent: true,
+    description:
+      '`assetCode` must be the service token code. The trustline on the distribution account is created when missing. ' +
+      'When the ledger has not decided within the service\'s wait, the answer is 202 (plain text, a decision the spec leaves open); ' +
+      'with an Idempotency-Key a retry answers the same issue\'s state and never issues twice.',
+    errors: { 409: ['Idempotency-Key was already used with a different request'], 502: ['Ledger rejected the transaction (tx_failed)'], 503: [UNAVAILABLE.ledger] },
   },
   'GET /api/ledger/check-admin-balance/:publicKey': {
     response: {
