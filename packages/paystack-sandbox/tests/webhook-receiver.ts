@@ -31,7 +31,14 @@ export async function startWebhookReceiver(
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
-      received.push({ headers: req.headers, rawBody, json: JSON.parse(rawBody.toString('utf8')) as ReceivedWebhook['json'] });
+      const json = parsed(rawBody);
+      // A delivery cut off on the wire (the sender's request deadline passed on a busy machine)
+      // arrives incomplete: a merchant answers it 400 and counts nothing; the sender tries again.
+      if (json === undefined) {
+        res.writeHead(400).end();
+        return;
+      }
+      received.push({ headers: req.headers, rawBody, json });
       waiters.forEach((wake) => wake());
       void Promise.resolve(respond(received.length)).then((status) => {
         res.writeHead(status).end();
@@ -56,4 +63,12 @@ export async function startWebhookReceiver(
       }),
     stop: () => closeServer(server),
   };
+}
+
+function parsed(rawBody: Buffer): ReceivedWebhook['json'] | undefined {
+  try {
+    return JSON.parse(rawBody.toString('utf8')) as ReceivedWebhook['json'];
+  } catch {
+    return undefined;
+  }
 }
