@@ -1,6 +1,7 @@
 import { StrKey } from '@stellar/stellar-sdk';
 
-const SEED_SHAPE = /S[A-Z2-7]{55}/g;
+// A lookahead, so overlapping runs are each tried (a seed may start inside a longer run).
+const SEED_SHAPE = /(?=(S[A-Z2-7]{55}))/g;
 
 /**
  * Every Stellar secret seed in `text`. The shape alone (`S` and 55 base32 characters) also matches
@@ -9,13 +10,5 @@ const SEED_SHAPE = /S[A-Z2-7]{55}/g;
  * 65,536 tries at best.
  */
 export function stellarSeedsIn(text: string): string[] {
-  const found: string[] = [];
-  for (let i = 0; i + 56 <= text.length; i++) {
-    SEED_SHAPE.lastIndex = i;
-    const match = SEED_SHAPE.exec(text);
-    if (!match) break;
-    if (StrKey.isValidEd25519SecretSeed(match[0])) found.push(match[0]);
-    i = match.index; // the loop's i++ moves one past it: overlapping runs are tried too
-  }
-  return found;
+  return [...text.matchAll(SEED_SHAPE)].map((m) => m[1]!).filter((candidate) => StrKey.isValidEd25519SecretSeed(candidate));
 }

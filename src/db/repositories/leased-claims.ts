@@ -8,9 +8,6 @@ export function msFromNow(ms: number): SQL {
   return sql`now() + ${`${ms} milliseconds`}::interval`;
 }
 
-/** A table whose primary key is its `id` column. */
-export type TableWithId = PgTable & { id: PgColumn };
-
 export interface LeasedClaim {
   /** When a row is due; a claim moves it `leaseMs` ahead, so no other worker takes it meanwhile. */
   dueAt: PgColumn;

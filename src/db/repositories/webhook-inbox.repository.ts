@@ -3,7 +3,6 @@ import type { ProviderEvent } from '../../http/webhook-event';
 import type { Database } from '../client';
 import { webhookEvents } from '../schema';
 import { claimDueRows, msFromNow } from './leased-claims';
-import { first } from './rows';
 
 export type WebhookEventRow = typeof webhookEvents.$inferSelect;
 
@@ -56,10 +55,6 @@ export class WebhookInboxRepository {
       .where(and(eq(webhookEvents.id, id), eq(webhookEvents.status, 'received')));
   }
 
-  async findByKey(eventKey: string): Promise<WebhookEventRow | undefined> {
-    return first(this.db.select().from(webhookEvents).where(eq(webhookEvents.eventKey, eventKey)));
-  }
-
   async listByReference(reference: string): Promise<WebhookEventRow[]> {
     return this.db.select().from(webhookEvents).where(eq(webhookEvents.reference, reference)).orderBy(webhookEvents.createdAt);
   }
@@ -67,13 +62,5 @@ export class WebhookInboxRepository {
   /** Events set aside after their last attempt, newest first: an operator's list. */
   async listSetAside(limit: number): Promise<WebhookEventRow[]> {
     return this.db.select().from(webhookEvents).where(eq(webhookEvents.status, 'failed')).orderBy(desc(webhookEvents.updatedAt)).limit(limit);
-  }
-
-  /** Events per status (metrics: `failed` ones wait for an operator). */
-  async countByStatus(): Promise<Record<WebhookEventRow['status'], number>> {
-    const rows = await this.db.select({ status: webhookEvents.status, n: sql<string>`count(*)` }).from(webhookEvents).groupBy(webhookEvents.status);
-    const counts = { received: 0, done: 0, failed: 0 };
-    for (const r of rows) counts[r.status] = Number(r.n);
-    return counts;
   }
 }
