@@ -156,8 +156,9 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     onOutcome: (outcome) => metrics.countSignupWallet(outcome),
   });
   const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
   const payments = new PaymentService(
-    new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs }),
+    paystack,
     paymentRepo,
     userRepo,
     walletRepo,
@@ -284,6 +285,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
         journal: journalRepo,
         wallets: walletRepo,
         payments: paymentRepo,
+        provider: paystack,
         asset: ready.asset,
         distribution: ready.keys.distribution.publicKey(),
       });

@@ -1,6 +1,7 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
 import type { EntryRow, EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
+import type { PaystackClient } from '../clients/paystack.client';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
@@ -10,6 +11,8 @@ export interface AuditInput {
   journal: JournalRepository;
   wallets: WalletRepository;
   payments: PaymentRepository;
+  /** The payment provider: what it says was paid is compared with the payments and the mints. */
+  provider: PaystackClient;
   asset: Asset;
   distribution: string;
 }
