@@ -39,7 +39,33 @@ export interface VerifiedTransaction {
   raw: Record<string, unknown>;
 }
 
+/** Which page of the provider's transactions, and which of them (`GET /transaction`). */
+export interface TransactionListQuery {
+  /** From 1. Default 1. */
+  page?: number;
+  /** Default 100. The provider may keep fewer per page: the answer says how many it kept. */
+  perPage?: number;
+  /** Only this status (`success`, `failed`, `abandoned`, `reversed`...). */
+  status?: string;
+  /** Only transactions created at or after this time. */
+  from?: Date;
+  /** Only transactions created at or before this time. */
+  to?: Date;
+}
+
+/** One page of the provider's transactions, newest first. */
+export interface TransactionPage {
+  /** Each in the shape verify gives it. */
+  transactions: VerifiedTransaction[];
+  page: number;
+  /** How many pages the query has, at the provider's page size. */
+  pageCount: number;
+  /** How many transactions match the query, on every page. */
+  total: number;
+}
+
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_PAGE_SIZE = 100;
 /** A Paystack answer is a few kB; anything far larger is not one. */
 const MAX_RESPONSE_BYTES = 1_000_000;
 
@@ -58,26 +84,35 @@ const initializeResponse = z.looseObject({
   }),
 });
 
-const verifyResponse = z.looseObject({
-  status: z.literal(true),
-  data: z.looseObject({
-    status: z.string().min(1),
-    reference: z.string().min(1),
-    amount: koboAmount,
-    currency: z.string().min(1),
-    paid_at: z.string().nullish(),
-    customer: z.looseObject({
-      id: z.union([z.number().int(), z.string().min(1)]),
-      email: z.string(),
-    }),
+/** A transaction as verify and the list show it. */
+const transactionData = z.looseObject({
+  status: z.string().min(1),
+  reference: z.string().min(1),
+  amount: koboAmount,
+  currency: z.string().min(1),
+  paid_at: z.string().nullish(),
+  customer: z.looseObject({
+    id: z.union([z.number().int(), z.string().min(1)]),
+    email: z.string(),
   }),
+});
+
+const verifyResponse = z.looseObject({ status: z.literal(true), data: transactionData });
+
+/** A count in the list's meta; taken as a JSON integer or a string of digits. */
+const metaCount = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+
+const listResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.array(transactionData),
+  meta: z.looseObject({ total: metaCount, page: metaCount, pageCount: metaCount }),
 });
 
 /** What Paystack answers for an unknown reference (HTTP 400). */
 const failureResponse = z.looseObject({ status: z.literal(false) });
 
 /**
- * Paystack's transaction API: open a charge, and ask what became of it.
+ * Paystack's transaction API: open a charge, ask what became of it, and list them all.
  *
  * Every answer is validated before anything is read from it. Failures become AppErrors in the
  * service's terms: `UPSTREAM_UNAVAILABLE` when retrying later can help (no answer, timeout,
@@ -148,17 +183,49 @@ export class PaystackClient {
     const json = readJson(response);
     const { data } = validate(response, json, verifyResponse);
     if (data.reference !== reference) throw failed('verify answered for another reference');
+    return toTransaction(data, (json as { data: Record<string, unknown> }).data);
+  }
+
+  /**
+   * One page of the provider's transactions (every integration on the account, not only this
+   * service's), newest first. A page past the last has no transactions.
+   */
+  async listTransactions(query: TransactionListQuery = {}): Promise<TransactionPage> {
+    const params: Record<string, string> = { page: String(query.page ?? 1), perPage: String(query.perPage ?? DEFAULT_PAGE_SIZE) };
+    if (query.status !== undefined) params.status = query.status;
+    if (query.from !== undefined) params.from = query.from.toISOString();
+    if (query.to !== undefined) params.to = query.to.toISOString();
+    const response = await this.send({ method: 'GET', url: '/transaction', params });
+    // A refusal here is of a query this client built: retrying it cannot help.
+    if (response.status !== 200) throw failed(`list answered HTTP ${response.status}`);
+    const json = readJson(response);
+    const body = validate(response, json, listResponse);
+    const raws = (json as { data: Record<string, unknown>[] }).data;
     return {
-      status: data.status,
-      reference: data.reference,
-      amountKobo: data.amount,
-      currency: data.currency,
-      paidAt: data.paid_at ?? null,
-      customerId: String(data.customer.id),
-      customerEmail: data.customer.email,
-      // The data as received (amount still a JSON number), fit to store as the provider payload.
-      raw: (json as { data: Record<string, unknown> }).data,
+      transactions: body.data.map((data, i) => toTransaction(data, raws[i]!)),
+      page: body.meta.page,
+      pageCount: body.meta.pageCount,
+      total: body.meta.total,
     };
+  }
+
+  /**
+   * Every transaction matching `query`, page after page. The list is newest first, so a
+   * transaction created while it pages pushes older ones onto later pages: those would come
+   * twice and are given once (by reference); none is skipped. Errors as listTransactions, and a
+   * failure part way ends the iteration with it: the caller must not take what it saw for all.
+   */
+  async *allTransactions(query: Omit<TransactionListQuery, 'page'> = {}): AsyncGenerator<VerifiedTransaction> {
+    const seen = new Set<string>();
+    for (let page = 1; ; page += 1) {
+      const answer = await this.listTransactions({ ...query, page });
+      for (const transaction of answer.transactions) {
+        if (seen.has(transaction.reference)) continue;
+        seen.add(transaction.reference);
+        yield transaction;
+      }
+      if (answer.transactions.length === 0 || page >= answer.pageCount) return;
+    }
   }
 
   /** One request; sorts out the failures every endpoint shares. Only 2xx-4xx answers come back. */
@@ -182,6 +249,20 @@ export class PaystackClient {
     if (response.status === 401 || response.status === 403) throw failed(`provider refused the secret key (HTTP ${response.status})`);
     return response;
   }
+}
+
+function toTransaction(data: z.output<typeof transactionData>, raw: Record<string, unknown>): VerifiedTransaction {
+  return {
+    status: data.status,
+    reference: data.reference,
+    amountKobo: data.amount,
+    currency: data.currency,
+    paidAt: data.paid_at ?? null,
+    customerId: String(data.customer.id),
+    customerEmail: data.customer.email,
+    // The data as received (amount still a JSON number), fit to store as the provider payload.
+    raw,
+  };
 }
 
 /** Paystack takes kobo as a JSON integer; refuse anything a double cannot hold exactly. */

@@ -3,7 +3,8 @@ import { PaystackClient } from '../../src/clients/paystack.client';
 import { AppError, type ErrorCode } from '../../src/errors/app-error';
 import { eventually } from '../helpers/eventually';
 import { answer, hang, startFakeServer, type FakeServer } from '../helpers/fake-server';
-import { SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '@wallet/paystack-sandbox/testing';
+import { sandboxControlPaths } from '@wallet/paystack-sandbox';
+import { initializeCharge, initializePaidCharge, SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '@wallet/paystack-sandbox/testing';
 
 const CALLBACK_URL = 'http://merchant.test/api/payments/callback';
 
@@ -108,6 +109,73 @@ describe('PaystackClient against the Paystack sandbox', () => {
 
     await expectAppError(misconfigured.initialize(chargeInput()), 'UPSTREAM_FAILED', wrongSecret);
     await expectAppError(misconfigured.verify(uniqueReference()), 'UPSTREAM_FAILED', wrongSecret);
+  });
+});
+
+describe('PaystackClient listing the provider\'s transactions, against the Paystack sandbox', () => {
+  let running: RunningSandbox;
+  let client: PaystackClient;
+
+  // A sandbox per test: the list shows every charge it holds.
+  beforeEach(async () => {
+    running = await startSandbox();
+    client = new PaystackClient({ baseUrl: running.baseUrl, secretKey: SECRET_KEY });
+  });
+
+  afterEach(async () => {
+    await running.stop();
+  });
+
+  const collect = async (iterator: AsyncIterable<{ reference: string }>) => {
+    const references: string[] = [];
+    for await (const transaction of iterator) references.push(transaction.reference);
+    return references;
+  };
+
+  it('lists a page newest first, each transaction as verify gives it, amounts as bigint kobo', async () => {
+    const paid = await initializePaidCharge(running.api, { amount: 9_007_199_254_740_991 });
+    const open = await initializeCharge(running.api, { amount: 150_000 });
+
+    const page = await client.listTransactions();
+
+    expect(page).toMatchObject({ page: 1, pageCount: 1, total: 2 });
+    expect(page.transactions.map((t) => t.reference)).toEqual([open.reference, paid.reference]);
+    expect(page.transactions[1]).toEqual(await client.verify(paid.reference));
+    expect(page.transactions[1]).toMatchObject({ status: 'success', amountKobo: 9_007_199_254_740_991n, currency: 'NGN', paidAt: expect.any(String) });
+    expect(page.transactions[0]).toMatchObject({ status: 'abandoned', amountKobo: 150_000n, paidAt: null });
+  });
+
+  it('asks for one page at a time, with the status and creation window given', async () => {
+    const first = await initializePaidCharge(running.api);
+    const declined = await initializeCharge(running.api);
+    await running.api.post(sandboxControlPaths.transactionStatus(declined.reference), { status: 'failed' });
+    const second = await initializePaidCharge(running.api);
+
+    const successes = await client.listTransactions({ status: 'success', perPage: 1, page: 2 });
+    const all = await client.listTransactions({ from: new Date(Date.now() - 60_000), to: new Date(Date.now() + 60_000) });
+    const later = await client.listTransactions({ from: new Date(Date.now() + 60_000) });
+
+    expect(successes).toMatchObject({ page: 2, pageCount: 2, total: 2 });
+    expect(successes.transactions.map((t) => t.reference)).toEqual([first.reference]);
+    expect(all.total).toBe(3);
+    expect(later).toEqual({ transactions: [], page: 1, pageCount: 0, total: 0 });
+    expect(await collect(client.allTransactions({ status: 'success' }))).toEqual([second.reference, first.reference]);
+  });
+
+  it('walks every page once, page after page', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 7; i += 1) made.push((await initializeCharge(running.api)).reference);
+
+    const seen = await collect(client.allTransactions({ perPage: 3 }));
+
+    expect([...seen].sort()).toEqual([...made].sort());
+    expect(seen).toHaveLength(7);
+  });
+
+  it('treats a wrong secret key as UPSTREAM_FAILED', async () => {
+    const misconfigured = new PaystackClient({ baseUrl: running.baseUrl, secretKey: 'sk_test_not_the_right_one' });
+
+    await expectAppError(misconfigured.listTransactions(), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
   });
 });
 
@@ -242,6 +310,81 @@ describe('PaystackClient when the provider misbehaves', () => {
     fake = await startFakeServer(answer(400, '{"error":"bad request"}'));
 
     await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
+  });
+
+  const listBody = (references: string[], meta: Record<string, unknown>) =>
+    JSON.stringify({
+      status: true,
+      message: 'Transactions retrieved',
+      data: references.map((reference) => JSON.parse(verifyBody({ reference })).data as unknown),
+      meta: { total: references.length, skipped: 0, perPage: 50, page: 1, pageCount: 1, ...meta },
+    });
+
+  it('sends page, perPage, status and the window as query parameters of GET /transaction', async () => {
+    fake = await startFakeServer(answer(200, listBody([], { total: 0, pageCount: 0 })));
+
+    await clientFor(fake.url).listTransactions({ page: 3, perPage: 20, status: 'success', from: new Date('2024-01-01T00:00:00Z'), to: new Date('2024-02-01T00:00:00Z') });
+
+    const url = new URL(fake.requests[0]!.url, fake.url);
+    expect([fake.requests[0]!.method, url.pathname, Object.fromEntries(url.searchParams)]).toEqual([
+      'GET',
+      '/transaction',
+      { page: '3', perPage: '20', status: 'success', from: '2024-01-01T00:00:00.000Z', to: '2024-02-01T00:00:00.000Z' },
+    ]);
+  });
+
+  it('takes meta counts sent as strings of digits', async () => {
+    fake = await startFakeServer(answer(200, listBody(['ref-1'], { total: '1', page: '1', pageCount: '1' })));
+
+    expect(await clientFor(fake.url).listTransactions()).toMatchObject({ total: 1, page: 1, pageCount: 1, transactions: [{ reference: 'ref-1' }] });
+  });
+
+  it('gives a transaction pushed onto the next page by a newer one only once', async () => {
+    // Between the two pages a new transaction arrived at the front: ref-2 moved from page 1 to page 2.
+    fake = await startFakeServer((req, res) => {
+      const page = new URL(req.url ?? '/', 'http://fake').searchParams.get('page');
+      const body = page === '1' ? listBody(['ref-3', 'ref-2'], { total: 3, pageCount: 2 }) : listBody(['ref-2', 'ref-1'], { total: 4, page: 2, pageCount: 2 });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+
+    const seen: string[] = [];
+    for await (const transaction of clientFor(fake.url).allTransactions({ perPage: 2 })) seen.push(transaction.reference);
+
+    expect(seen).toEqual(['ref-3', 'ref-2', 'ref-1']);
+  });
+
+  it('ends the walk with the error of a page that failed, never as if the list were complete', async () => {
+    fake = await startFakeServer((req, res) => {
+      const page = new URL(req.url ?? '/', 'http://fake').searchParams.get('page');
+      if (page === '1') res.writeHead(200, { 'content-type': 'application/json' }).end(listBody(['ref-2'], { total: 2, perPage: 1, pageCount: 2 }));
+      else res.writeHead(503).end();
+    });
+
+    const walk = async () => {
+      for await (const transaction of clientFor(fake!.url).allTransactions({ perPage: 1 })) expect(transaction.reference).toBe('ref-2');
+    };
+    await expectAppError(walk(), 'UPSTREAM_UNAVAILABLE');
+  });
+
+  it.each([
+    ['data not an array', JSON.stringify({ status: true, data: {}, meta: { total: 0, page: 1, pageCount: 0 } })],
+    ['no meta', JSON.stringify({ status: true, data: [] })],
+    ['a transaction with a fractional amount', listBody(['ref-1'], {}).replace('"amount":500000', '"amount":5000.5')],
+    ['a negative pageCount', listBody([], { pageCount: -1 })],
+  ])('reports a list answer with %s as UPSTREAM_FAILED', async (_label, body) => {
+    fake = await startFakeServer(answer(200, body));
+
+    await expectAppError(clientFor(fake.url).listTransactions(), 'UPSTREAM_FAILED');
+  });
+
+  it.each([
+    [400, 'UPSTREAM_FAILED'],
+    [503, 'UPSTREAM_UNAVAILABLE'],
+    [429, 'UPSTREAM_UNAVAILABLE'],
+  ] as const)('reports a list answered HTTP %d as %s', async (status, code) => {
+    fake = await startFakeServer(answer(status, '{"status":false,"message":"No"}'));
+
+    await expectAppError(clientFor(fake.url).listTransactions(), code);
   });
 
   it('reports a 403 as UPSTREAM_FAILED and does not follow redirects', async () => {
