@@ -3,7 +3,7 @@ import { apiErrorHandler, parseOrReject } from './api-error-handler';
 import type { ChargeService } from './charge.service';
 import { PaystackSandboxError } from './errors';
 import type { RefundService } from './refund.service';
-import { createRefundBody, initializeTransactionBody } from './schemas';
+import { createRefundBody, initializeTransactionBody, listTransactionsQuery } from './schemas';
 import { requireSecretKey } from './secret-key-auth';
 
 /**
@@ -34,6 +34,14 @@ function initialize(charges: ChargeService): RequestHandler {
 function verify(charges: ChargeService): RequestHandler<{ reference: string }> {
   return (req, res) => {
     res.json({ status: true, message: 'Verification successful', data: charges.verify(req.params.reference) });
+  };
+}
+
+function listTransactions(charges: ChargeService): RequestHandler {
+  return (req, res) => {
+    const query = parseOrReject(listTransactionsQuery, req.query, res);
+    if (!query) return;
+    res.json({ status: true, message: 'Transactions retrieved', ...charges.list(query) });
   };
 }
 
@@ -73,6 +81,7 @@ export function createApiRouter(charges: ChargeService, refunds: RefundService, 
   const parseBody = [express.json(), express.urlencoded({ extended: false })];
 
   router.post('/transaction/initialize', auth, parseBody, initialize(charges));
+  router.get('/transaction', auth, listTransactions(charges));
   router.get('/transaction/verify/:reference', auth, verify(charges));
   router.post('/refund', auth, parseBody, createRefund(refunds));
   router.get('/refund', auth, listRefunds(refunds));

@@ -1,5 +1,5 @@
 import { PaystackSandboxError } from './errors';
-import type { InitializeTransactionBody } from './schemas';
+import type { InitializeTransactionBody, ListTransactionsQuery } from './schemas';
 import {
   isOpen,
   toPaystackData,
@@ -16,6 +16,19 @@ export type CheckoutAction = 'pay' | 'decline' | 'cancel';
 
 /** What a sandbox control may put a charge into: any not-yet status, or an end of the payment. */
 export type ControlledStatus = NotYetStatus | 'success' | 'failed';
+
+/** Paystack's `meta` of an offset-paginated list. */
+export interface ListMeta {
+  /** Transactions matching the filters, on every page. */
+  total: number;
+  /** The sum of their amounts in kobo. */
+  total_volume: number;
+  /** Matching transactions before this page. */
+  skipped: number;
+  perPage: number;
+  page: number;
+  pageCount: number;
+}
 
 export interface StatusChangeOptions {
   /** `false` completes the payment without `charge.success`, as when Paystack's webhook is lost. */
@@ -46,6 +59,29 @@ export class ChargeService {
     const transaction = this.store.findByReference(reference);
     if (!transaction) throw new PaystackSandboxError('reference_not_found', 'Transaction reference not found');
     return this.dataOf(transaction);
+  }
+
+  /**
+   * One page of the charges matching the filters, newest first, as Paystack's `GET /transaction`.
+   * A page past the last is empty. `from` and `to` bound `created_at`, both inclusive.
+   */
+  list(query: ListTransactionsQuery): { data: PaystackTransactionData[]; meta: ListMeta } {
+    const matching = this.store
+      .transactions()
+      .filter((tx) => matchesFilters(tx, query))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id - a.id);
+    const skipped = (query.page - 1) * query.perPage;
+    return {
+      data: matching.slice(skipped, skipped + query.perPage).map((tx) => this.dataOf(tx)),
+      meta: {
+        total: matching.length,
+        total_volume: matching.reduce((sum, tx) => sum + tx.amountKobo, 0),
+        skipped,
+        perPage: query.perPage,
+        page: query.page,
+        pageCount: Math.ceil(matching.length / query.perPage),
+      },
+    };
   }
 
   findForCheckout(accessCode: string): SandboxTransaction {
@@ -97,4 +133,15 @@ export class ChargeService {
   private dataOf(transaction: SandboxTransaction): PaystackTransactionData {
     return toPaystackData(transaction, this.store.customerOf(transaction));
   }
+}
+
+function matchesFilters(tx: SandboxTransaction, query: ListTransactionsQuery): boolean {
+  const created = Date.parse(tx.createdAt);
+  return (
+    (query.status === undefined || tx.status === query.status) &&
+    (query.customer === undefined || tx.customerId === query.customer) &&
+    (query.amount === undefined || tx.amountKobo === query.amount) &&
+    (query.from === undefined || created >= query.from.getTime()) &&
+    (query.to === undefined || created <= query.to.getTime())
+  );
 }

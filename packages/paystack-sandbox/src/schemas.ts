@@ -66,3 +66,37 @@ export const createRefundBody = z.object(
 );
 
 export type CreateRefundBody = z.infer<typeof createRefundBody>;
+
+/** A query value of digits, as `?page=2`: Express hands query values over as strings. */
+function queryInteger(name: string, min: number) {
+  const message = `${name} must be a whole number of at least ${min}`;
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,15}$/, { error: message })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { error: message }));
+}
+
+function queryDate(name: string) {
+  const message = `${name} must be a date, e.g. 2016-09-24T00:00:05.000Z or 2016-09-21`;
+  return z
+    .string({ error: message })
+    .refine((value) => !Number.isNaN(Date.parse(value)), { error: message })
+    .transform((value) => new Date(value));
+}
+
+/**
+ * Paystack's `GET /transaction` query: offset pagination (`page` from 1, `perPage` default 50) and
+ * the filters it documents. Other parameters are ignored, as Paystack ignores what it does not know.
+ */
+export const listTransactionsQuery = z.object({
+  perPage: queryInteger('perPage', 1).default(50),
+  page: queryInteger('page', 1).default(1),
+  status: z.string({ error: 'status must be one value' }).min(1).optional(),
+  customer: queryInteger('customer', 1).optional(),
+  amount: queryInteger('amount', 1).optional(),
+  from: queryDate('from').optional(),
+  to: queryDate('to').optional(),
+});
+
+export type ListTransactionsQuery = z.infer<typeof listTransactionsQuery>;

@@ -79,6 +79,11 @@ export class TransactionStore {
     return this.byReference.get(reference);
   }
 
+  /** Every charge, in no particular order. */
+  transactions(): SandboxTransaction[] {
+    return [...this.byReference.values()];
+  }
+
   /** Paystack's refund API takes "a transaction reference or id": the reference is tried first. */
   findByReferenceOrId(referenceOrId: string): SandboxTransaction | undefined {
     const byReference = this.byReference.get(referenceOrId);
