@@ -1,19 +1,28 @@
+import { IN_FLIGHT_GRACE_MS } from '../ledger/payment-audit';
 import { runCommand, waitForLedger } from './cli-container';
 
 /**
- * `npm run ledger:audit`: compares the database with the ledger (see auditLedger) and prints each
- * discrepancy. Exit code 0 when they agree, 2 when there is any discrepancy. Read-only: run it
- * while the service is stopped or quiet, or expect in-flight writes to show as unsettled.
+ * `npm run ledger:audit`: compares the payment provider, the database and the ledger (see
+ * auditLedger) and prints each discrepancy. Exit code 0 when they agree, 2 when there is any
+ * discrepancy. Read-only: run it while the service is stopped or quiet, or expect in-flight writes
+ * to show as unsettled. A provider or ledger that cannot be read fails the command (exit 1): the
+ * audit never reports agreement on what it could not see.
  */
 runCommand('ledger:audit', async (container) => {
   await waitForLedger(() => container.journal.ready());
   const report = await container.audit();
   const c = report.checked;
-  console.log(`checked ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments`);
+  console.log(
+    `checked ${c.providerTransactions} provider transactions, ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments`,
+  );
   if (report.beyondRetention.length > 0) {
     console.log(`${report.beyondRetention.length} envelopes are older than the ledger API's history window and were not checked again (an open one is a discrepancy below)`);
   }
+  if (report.inFlight.length > 0) {
+    const minutes = IN_FLIGHT_GRACE_MS / 60_000;
+    console.log(`${report.inFlight.length} payments were paid less than ${minutes} minutes ago and wait for their mint (not discrepancies yet): ${report.inFlight.join(', ')}`);
+  }
   for (const line of report.discrepancies) console.log(`DISCREPANCY ${line}`);
-  console.log(report.discrepancies.length === 0 ? 'the database and the ledger agree' : `${report.discrepancies.length} discrepancies`);
+  console.log(report.discrepancies.length === 0 ? 'the payment provider, the database and the ledger agree' : `${report.discrepancies.length} discrepancies`);
   if (report.discrepancies.length > 0) process.exitCode = 2;
 });

@@ -5,6 +5,7 @@ import type { PaystackClient } from '../clients/paystack.client';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
+import { auditPayments, IN_FLIGHT_GRACE_MS } from './payment-audit';
 
 export interface AuditInput {
   client: LedgerApi;
@@ -15,23 +16,27 @@ export interface AuditInput {
   provider: PaystackClient;
   asset: Asset;
   distribution: string;
+  /** How long a consumed payment may wait for its mint before it is a discrepancy. Default IN_FLIGHT_GRACE_MS. */
+  inFlightGraceMs?: number;
 }
 
 export interface AuditReport {
   discrepancies: string[];
-  checked: { envelopes: number; entries: number; ledgerPayments: number; wallets: number; mintedPayments: number };
+  checked: { envelopes: number; entries: number; ledgerPayments: number; wallets: number; mintedPayments: number; providerTransactions: number };
   /**
    * Envelopes the ledger API can no longer show (their ledgers left its history window): a
    * confirmed one is not verified again, an open one waits for an operator (listed in discrepancies too).
    */
   beyondRetention: string[];
+  /** Payments consumed less than `inFlightGraceMs` ago whose mint is not written yet: not discrepancies (yet). */
+  inFlight: string[];
 }
 
 /** Journal kinds that move the token, matched one for one with payments on the ledger. */
 const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admin_mint', 'issue']);
 
 /**
- * Compares the database with the ledger, from the ledger's side and the journal's:
+ * Compares the payment provider, the database and the ledger, from the ledger's side and the journal's:
  * - every envelope's journal state against the ledger API (confirmed = applied, failed = not applied, none left
  *   open), within the API's history window;
  * - on Horizon, every token payment on the ledger to or from a service account against exactly one confirmed
@@ -39,7 +44,7 @@ const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admi
  *   record, no record without its movement);
  * - every wallet's token balance against the sum of its records, and the tokens issued against
  *   what the distribution account, the wallets and outside accounts hold;
- * - every minted payment against exactly one confirmed mint.
+ * - the provider's paid references, the payments and their mints, one against the others (auditPayments).
  * Read-only. Each discrepancy is one line of the report.
  */
 export async function auditLedger(input: AuditInput): Promise<AuditReport> {
@@ -113,27 +118,32 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     discrepancies.push(`supply: ${formatStroops(issued)} issued, but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
   }
 
-  // Payments against mints.
-  const minted = await input.payments.listByStatus('minted');
-  const mintsByReference = new Map<string, EntryRow[]>();
-  for (const e of entries) if (e.kind === 'payment_mint' && e.paymentReference) mintsByReference.set(e.paymentReference, [...(mintsByReference.get(e.paymentReference) ?? []), e]);
-  for (const p of minted) {
-    const mints = mintsByReference.get(p.reference) ?? [];
-    const done = mints.filter((m) => m.status === 'confirmed');
-    if (done.length !== 1 || done[0]!.ledgerTransactionId !== p.mintTxHash) {
-      discrepancies.push(`payment ${p.reference}: minted, with ${done.length} confirmed mint(s) in the journal (expected exactly one, in ${p.mintTxHash})`);
-    }
-  }
-  for (const [reference, mints] of mintsByReference) {
-    if (mints.some((m) => m.status === 'confirmed') && !minted.some((p) => p.reference === reference)) {
-      discrepancies.push(`payment ${reference}: its mint is confirmed but the payment is not marked minted`);
-    }
-  }
+  // Payments three ways: the provider's successes, the payments, and their confirmed mints.
+  const paymentAudit = await auditPayments({
+    provider: input.provider,
+    payments: input.payments,
+    entries,
+    now: new Date(),
+    inFlightGraceMs: input.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS,
+  });
+  discrepancies.push(...paymentAudit.discrepancies);
+
+  // Reversals against clawbacks and debts (issue 21, with the payment_reversals table): every
+  // reversal the provider reports has its clawback confirmed on the ledger or its debt recorded.
+  // That leg comes with the reversals; its lines go here.
 
   return {
     discrepancies,
-    checked: { envelopes: envelopes.length, entries: entries.length, ledgerPayments: payments.size, wallets: walletKeys.length, mintedPayments: minted.length },
+    checked: {
+      envelopes: envelopes.length,
+      entries: entries.length,
+      ledgerPayments: payments.size,
+      wallets: walletKeys.length,
+      mintedPayments: paymentAudit.mintedPayments,
+      providerTransactions: paymentAudit.providerTransactions,
+    },
     beyondRetention,
+    inFlight: paymentAudit.inFlight,
   };
 }
 
