@@ -57,3 +57,37 @@ export function formatKobo(kobo: bigint): string {
   const abs = kobo < 0n ? -kobo : kobo;
   return `${sign}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
 }
+
+/**
+ * Stellar's amount text, as Horizon and RPC report a balance ("3086.4000000", "0.0000000"), in
+ * stroops; undefined when it is not such text. Zero is a balance, unlike a token amount to send.
+ */
+export function parseLedgerAmount(text: string): bigint | undefined {
+  const match = DECIMAL.exec(text);
+  if (!match) return undefined;
+  const stroops = BigInt(match[1]!) * STROOPS_PER_UNIT + BigInt((match[2] ?? '').padEnd(7, '0'));
+  return stroops <= MAX_STROOPS ? stroops : undefined;
+}
+
+/** Kobo as a buyer reads Naira: "₦1,500.50", thousands grouped, always two decimals, exact. */
+export function formatNairaForPeople(kobo: bigint): string {
+  const sign = kobo < 0n ? '-' : '';
+  const abs = kobo < 0n ? -kobo : kobo;
+  return `${sign}₦${groupThousands(abs / 100n)}.${(abs % 100n).toString().padStart(2, '0')}`;
+}
+
+/**
+ * Stroops as a buyer reads tokens: "1,500.50 WLT". Thousands grouped, two decimals at least and
+ * more only when the amount has them ("1.2345678 WLT", "0.0000001 WLT"): exact, never rounded.
+ */
+export function formatTokensForPeople(stroops: bigint, code: string): string {
+  const sign = stroops < 0n ? '-' : '';
+  const abs = stroops < 0n ? -stroops : stroops;
+  const fraction = (abs % STROOPS_PER_UNIT).toString().padStart(7, '0').replace(/0+$/, '').padEnd(2, '0');
+  return `${sign}${groupThousands(abs / STROOPS_PER_UNIT)}.${fraction} ${code}`;
+}
+
+/** 1500000n -> "1,500,000". */
+function groupThousands(whole: bigint): string {
+  return whole.toString().replace(/\B(?=(\d{3})+$)/g, ',');
+}
