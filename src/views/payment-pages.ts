@@ -1,52 +1,79 @@
+import { formatNairaForPeople, formatTokensForPeople } from '../domain/amounts';
 import { escapeHtml, page } from './html';
 
 /**
  * The pages `GET /api/payments/callback` answers after the provider's checkout sends the buyer
- * back. The headings are stable: tests and the browser flow look for them. Every value is escaped,
- * because the reference arrives in the query string and anyone can craft that link. No script and
- * no external asset, so the pages work under a `default-src 'none'` policy.
+ * back, in the buyer's terms: what they paid, the tokens it bought and where those are now. The
+ * headings are stable: tests and the browser flow look for them. Every value is escaped, because
+ * the reference arrives in the query string and anyone can craft that link. No script and no
+ * external asset, so the pages work under a strict Content-Security-Policy.
  */
+
+/** Where the bought tokens are, as far as the buyer is concerned. */
+export type TokensDelivery =
+  /** On the ledger; the wallet's balance after the mint, when the ledger said. */
+  | { state: 'minted'; balanceStroops: bigint | undefined }
+  /** The mint is written and the ledger is confirming it. */
+  | { state: 'minting' }
+  /** Paid; the buyer's wallet is still being set up, and the mint follows once it is. */
+  | { state: 'wallet_pending' };
 
 export interface PaymentSuccessInput {
   reference: string;
-  /** Decimal text without a currency sign, e.g. "5000.00". */
-  amountNaira: string;
-  /** Decimal text, e.g. "5000". */
-  tokensMinted: string;
+  amountKobo: bigint;
+  tokensStroops: bigint;
   tokenCode: string;
-  /** Decimal text of the buyer's token balance after the mint; undefined when the ledger did not say. */
-  balance: string | undefined;
+  tokens: TokensDelivery;
+  /** Another caller (the webhook, the provider sweep, a verify, an earlier visit) settled it first. */
+  settledEarlier: boolean;
 }
 
+const DELIVERY_TEXT: Record<TokensDelivery['state'], string> = {
+  minted: 'Your payment was received and your tokens have been minted.',
+  minting: 'Your payment was received. Your tokens are on their way: the mint is being confirmed.',
+  wallet_pending: 'Your payment was received. Your tokens are on their way: your wallet is being set up, and they are minted as soon as it is ready.',
+};
+
+/** A paid purchase, whoever settled it: the amount, the tokens, and the balance once they are minted. */
 export function paymentSuccessPage(input: PaymentSuccessInput): string {
+  const { tokens } = input;
   const balance =
-    input.balance === undefined
-      ? '<p>Your new balance will show in your wallet shortly.</p>'
-      : `<p>New balance: <strong id="balance">${escapeHtml(input.balance)} ${escapeHtml(input.tokenCode)}</strong></p>`;
+    tokens.state === 'minted' && tokens.balanceStroops !== undefined
+      ? `\n  <dt>New balance</dt><dd id="balance">${escapeHtml(formatTokensForPeople(tokens.balanceStroops, input.tokenCode))}</dd>`
+      : '';
+  const later = balance ? '' : '\n<p>Your new balance will show in your wallet shortly.</p>';
+  const earlier = input.settledEarlier ? '\n<p class="note" id="settled-earlier">This payment was confirmed before this page opened. Nothing more was charged or minted.</p>' : '';
   return page(
     'Payment successful',
     `<h1>Payment successful</h1>
-<p class="ok">Your payment was received and your tokens have been minted.</p>
+<p class="amount" id="amount">${escapeHtml(formatNairaForPeople(input.amountKobo))}</p>
+<p class="ok" id="message">${DELIVERY_TEXT[tokens.state]}</p>
 <dl>
-  <dt>Amount paid</dt><dd id="amount">&#8358;${escapeHtml(input.amountNaira)}</dd>
-  <dt>Tokens minted</dt><dd id="tokens-minted">${escapeHtml(input.tokensMinted)} ${escapeHtml(input.tokenCode)}</dd>
+  <dt>Tokens bought</dt><dd id="tokens">${escapeHtml(formatTokensForPeople(input.tokensStroops, input.tokenCode))}</dd>${balance}
   <dt>Reference</dt><dd id="reference">${escapeHtml(input.reference)}</dd>
-</dl>
-${balance}
+</dl>${later}${earlier}
 <p>You can close this page.</p>`,
   );
 }
 
-/** Shown when the reference was settled earlier (by verify-payment, the webhook, or a reload). */
-export function paymentAlreadyProcessedPage(input: { reference: string }): string {
+/** The payment will never be minted (the ledger refused it, or the payment was refused): a person must look. */
+export function paymentNotMintedPage(input: { reference: string }): string {
+  return supportPage('Tokens not minted', input.reference, 'The tokens for this payment were not minted. Contact support with this reference.', 'error');
+}
+
+/** A payment in a state these pages do not describe (yet): neither success nor failure is claimed. */
+export function paymentUnderReviewPage(input: { reference: string }): string {
+  return supportPage('Payment under review', input.reference, 'This purchase is being reviewed. Contact support with this reference.', 'note');
+}
+
+function supportPage(heading: string, reference: string, message: string, tone: 'error' | 'note'): string {
   return page(
-    'Payment already processed',
-    `<h1>Payment already processed</h1>
-<p>This payment has already been completed and its tokens were minted then. Nothing more was charged or minted.</p>
+    heading,
+    `<h1>${heading}</h1>
+<p class="${tone}" id="message">${message}</p>
 <dl>
-  <dt>Reference</dt><dd id="reference">${escapeHtml(input.reference)}</dd>
-</dl>
-<p>You can close this page.</p>`,
+  <dt>Reference</dt><dd id="reference">${escapeHtml(reference)}</dd>
+</dl>`,
   );
 }
 

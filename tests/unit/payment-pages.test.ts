@@ -1,4 +1,10 @@
-import { paymentAlreadyProcessedPage, paymentErrorPage, paymentSuccessPage } from '../../src/views/payment-pages';
+import {
+  paymentErrorPage,
+  paymentNotMintedPage,
+  paymentSuccessPage,
+  paymentUnderReviewPage,
+  type PaymentSuccessInput,
+} from '../../src/views/payment-pages';
 
 const SCRIPT_PAYLOAD = '<script>alert(1)</script>';
 const SCRIPT_ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;';
@@ -6,73 +12,97 @@ const ATTRIBUTE_PAYLOAD = '"><img src=x onerror=alert(1)>';
 const ATTRIBUTE_ESCAPED = '&quot;&gt;&lt;img src=x onerror=alert(1)&gt;';
 
 const headingsOf = (html: string) => [...html.matchAll(/<h1>([^<]*)<\/h1>/g)].map((match) => match[1]);
+const textOf = (html: string, id: string) => new RegExp(`id="${id}">([^<]*)<`).exec(html)?.[1];
 
 /** Self-contained: no script at all, nothing loaded from elsewhere. */
 function expectNoScriptOrExternalAsset(html: string): void {
   expect(html).not.toMatch(/<(script|link|img|iframe|object|embed)\b|<[^>]*\s(src|href)=|https?:\/\//i);
 }
 
-const success = {
+const minted: PaymentSuccessInput = {
   reference: 'ref-123',
-  amountNaira: '5000.00',
-  tokensMinted: '5000',
+  amountKobo: 150_050n,
+  tokensStroops: 15_005_000_000n,
   tokenCode: 'WLT',
-  balance: '7500.5' as string | undefined,
+  tokens: { state: 'minted', balanceStroops: 75_012_345_678n },
+  settledEarlier: false,
 };
 
 describe('paymentSuccessPage', () => {
-  it('shows the heading, the Naira amount, the tokens minted with their code, the balance and the reference', () => {
-    const html = paymentSuccessPage(success);
+  it('shows the Naira paid, the tokens bought and the new balance as people write them, and the reference', () => {
+    const html = paymentSuccessPage(minted);
 
     expect(headingsOf(html)).toEqual(['Payment successful']);
     expect(html).toContain('<title>Payment successful</title>');
-    expect(html).toContain('&#8358;5000.00');
-    expect(html).toContain('5000 WLT');
-    expect(html).toContain('7500.5 WLT');
-    expect(html).toContain('ref-123');
+    expect(textOf(html, 'amount')).toBe('₦1,500.50');
+    expect(textOf(html, 'tokens')).toBe('1,500.50 WLT');
+    expect(textOf(html, 'balance')).toBe('7,501.2345678 WLT');
+    expect(textOf(html, 'reference')).toBe('ref-123');
+    expect(textOf(html, 'message')).toBe('Your payment was received and your tokens have been minted.');
+    expect(html).not.toContain('settled-earlier');
     expectNoScriptOrExternalAsset(html);
   });
 
-  it('says the balance will follow when it is not known yet', () => {
-    const html = paymentSuccessPage({ ...success, balance: undefined });
+  it('says the balance will follow when the ledger did not give it', () => {
+    const html = paymentSuccessPage({ ...minted, tokens: { state: 'minted', balanceStroops: undefined } });
 
     expect(html).not.toContain('New balance');
     expect(html).toContain('Your new balance will show in your wallet shortly.');
-    expect(html).toContain('5000 WLT');
+    expect(textOf(html, 'tokens')).toBe('1,500.50 WLT');
+  });
+
+  it.each([
+    ['minting', 'Your payment was received. Your tokens are on their way: the mint is being confirmed.'],
+    ['wallet_pending', 'Your payment was received. Your tokens are on their way: your wallet is being set up, and they are minted as soon as it is ready.'],
+  ] as const)('says the tokens are on their way while %s, with the purchase and no balance', (state, message) => {
+    const html = paymentSuccessPage({ ...minted, tokens: { state } });
+
+    expect(headingsOf(html)).toEqual(['Payment successful']);
+    expect(textOf(html, 'message')).toBe(message);
+    expect(textOf(html, 'amount')).toBe('₦1,500.50');
+    expect(textOf(html, 'tokens')).toBe('1,500.50 WLT');
+    expect(html).not.toContain('id="balance"');
+    expect(html).toContain('Your new balance will show in your wallet shortly.');
+  });
+
+  it('shows the same purchase when it was settled earlier, saying nothing more was charged', () => {
+    const fresh = paymentSuccessPage(minted);
+    const earlier = paymentSuccessPage({ ...minted, settledEarlier: true });
+
+    for (const id of ['amount', 'tokens', 'balance', 'reference', 'message']) expect(textOf(earlier, id)).toBe(textOf(fresh, id));
+    expect(headingsOf(earlier)).toEqual(['Payment successful']);
+    expect(textOf(earlier, 'settled-earlier')).toBe('This payment was confirmed before this page opened. Nothing more was charged or minted.');
   });
 
   it('escapes every value', () => {
-    const html = paymentSuccessPage({
-      reference: SCRIPT_PAYLOAD,
-      amountNaira: ATTRIBUTE_PAYLOAD,
-      tokensMinted: SCRIPT_PAYLOAD,
-      tokenCode: ATTRIBUTE_PAYLOAD,
-      balance: SCRIPT_PAYLOAD,
-    });
+    const html = paymentSuccessPage({ ...minted, reference: SCRIPT_PAYLOAD, tokenCode: ATTRIBUTE_PAYLOAD });
 
     expect(html).not.toContain(SCRIPT_PAYLOAD);
     expect(html).not.toContain(ATTRIBUTE_PAYLOAD);
     expect(html).toContain(SCRIPT_ESCAPED);
-    expect(html).toContain(ATTRIBUTE_ESCAPED);
+    expect(html).toContain(`1,500.50 ${ATTRIBUTE_ESCAPED}`);
     expectNoScriptOrExternalAsset(html);
   });
 });
 
-describe('paymentAlreadyProcessedPage', () => {
-  it('shows its own heading and the reference', () => {
-    const html = paymentAlreadyProcessedPage({ reference: 'ref-456' });
+describe.each([
+  ['paymentNotMintedPage', paymentNotMintedPage, 'Tokens not minted', 'The tokens for this payment were not minted. Contact support with this reference.'],
+  ['paymentUnderReviewPage', paymentUnderReviewPage, 'Payment under review', 'This purchase is being reviewed. Contact support with this reference.'],
+])('%s', (_name, render, heading, message) => {
+  it('shows its heading, asks the buyer to contact support, and gives the reference', () => {
+    const html = render({ reference: 'ref-456' });
 
-    expect(headingsOf(html)).toEqual(['Payment already processed']);
-    expect(html).toContain('ref-456');
+    expect(headingsOf(html)).toEqual([heading]);
+    expect(textOf(html, 'message')).toBe(message);
+    expect(textOf(html, 'reference')).toBe('ref-456');
     expectNoScriptOrExternalAsset(html);
   });
 
   it.each([SCRIPT_PAYLOAD, ATTRIBUTE_PAYLOAD])('escapes the reference %s', (payload) => {
-    const html = paymentAlreadyProcessedPage({ reference: payload });
+    const html = render({ reference: payload });
 
     expect(html).not.toContain(payload);
     expect(html).toContain(payload === SCRIPT_PAYLOAD ? SCRIPT_ESCAPED : ATTRIBUTE_ESCAPED);
-    expectNoScriptOrExternalAsset(html);
   });
 });
 
@@ -105,14 +135,23 @@ describe('paymentErrorPage', () => {
   });
 });
 
-describe('the three payment pages', () => {
+describe('the payment pages', () => {
   it('have distinct headings', () => {
     const headings = [
-      ...headingsOf(paymentSuccessPage(success)),
-      ...headingsOf(paymentAlreadyProcessedPage({ reference: 'r' })),
+      ...headingsOf(paymentSuccessPage(minted)),
+      ...headingsOf(paymentNotMintedPage({ reference: 'r' })),
+      ...headingsOf(paymentUnderReviewPage({ reference: 'r' })),
       ...headingsOf(paymentErrorPage({ message: 'm' })),
     ];
 
-    expect(new Set(headings).size).toBe(3);
+    expect(new Set(headings).size).toBe(4);
+  });
+
+  it('wear the checkout card in one style element, which the Content-Security-Policy allows inline', () => {
+    const html = paymentSuccessPage(minted);
+
+    expect(html).toMatch(/<style>[^<]*main \{[^}]*background: #fff;[^<]*<\/style>/);
+    expect(html).toMatch(/<body>\s*<main>[\s\S]*<\/main>\s*<\/body>/);
+    expect(html).not.toMatch(/\sstyle=/);
   });
 });
