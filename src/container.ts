@@ -10,6 +10,7 @@ import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
+import { ReversalRepository } from './db/repositories/reversal.repository';
 import { PasswordResetRepository } from './db/repositories/password-reset.repository';
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
@@ -46,6 +47,7 @@ import { MailOutboxService } from './services/mail-outbox.service';
 import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
 import { WebhookInboxService } from './services/webhook-inbox.service';
+import { ReversalService } from './services/reversal.service';
 import { PaymentSweepService } from './services/payment-sweep.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
@@ -69,6 +71,8 @@ export interface Container {
   reconciler: JournalReconciler;
   webhookInbox: WebhookInboxService;
   paymentSweep: PaymentSweepService;
+  reversals: ReversalService;
+  reversalRepo: ReversalRepository;
   /** The provider's events as stored (operators' list of those set aside). */
   webhookEvents: WebhookInboxRepository;
   mailOutbox: MailOutboxService;
@@ -155,13 +159,15 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     walletsPerHour: config.ledger.signupWalletsPerHour,
     onOutcome: (outcome) => metrics.countSignupWallet(outcome),
   });
-  const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, config.ledger.tokenCode);
+  const reversalRepo = new ReversalRepository(db);
+  const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, reversalRepo, config.ledger.tokenCode);
   const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
   const payments = new PaymentService(
     paystack,
     paymentRepo,
     userRepo,
     walletRepo,
+    reversalRepo,
     tokenLedger,
     {
       publicBaseUrl: config.publicBaseUrl,
@@ -183,10 +189,22 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     logger,
   );
   const reconciler = new JournalReconciler(journal, { leaseMs: timing.leaseMs, batchSize: 200 }, logger);
+  const reversals = new ReversalService(
+    reversalRepo,
+    paymentRepo,
+    tokenLedger,
+    {
+      policy: { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 60 * 60 * 1000, maxAttempts: 50 },
+      clawbackWaitMs: options.mintWaitMs ?? 10_000,
+      tokensFor: (kobo) => payments.tokensFor(kobo),
+    },
+    logger,
+  );
   const webhookEvents = new WebhookInboxRepository(db);
   const webhookInbox = new WebhookInboxService(
     webhookEvents,
     payments,
+    reversals,
     { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
     logger,
   );
@@ -274,6 +292,8 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
     reconciler,
     webhookInbox,
     paymentSweep,
+    reversals,
+    reversalRepo,
     webhookEvents,
     mailOutbox,
     metrics,
@@ -285,6 +305,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
         journal: journalRepo,
         wallets: walletRepo,
         payments: paymentRepo,
+        reversals: reversalRepo,
         provider: paystack,
         asset: ready.asset,
         distribution: ready.keys.distribution.publicKey(),
@@ -309,6 +330,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       reconciler.start(timing.reconcileIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);
       paymentSweep.start(timing.reconcileIntervalMs);
+      reversals.start(timing.reconcileIntervalMs);
       mailOutbox.start(timing.reconcileIntervalMs);
     },
     async close() {
@@ -317,6 +339,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       await reconciler.stop();
       await webhookInbox.stop();
       await paymentSweep.stop();
+      await reversals.stop();
       await mailOutbox.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).

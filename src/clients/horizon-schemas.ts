@@ -17,6 +17,7 @@ export const accountSchema = z.looseObject({
   subentry_count: z.number().int().default(0),
   num_sponsoring: z.number().int().default(0),
   num_sponsored: z.number().int().default(0),
+  flags: z.looseObject({ auth_revocable: z.boolean().default(false), auth_clawback_enabled: z.boolean().default(false) }).default({ auth_revocable: false, auth_clawback_enabled: false }),
 });
 export const stroops = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform((v) => BigInt(v));
 export const submitSchema = z.looseObject({ hash: z.string(), ledger: z.number(), fee_charged: stroops.default(0n) });

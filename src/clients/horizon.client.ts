@@ -52,6 +52,7 @@ export class HorizonClient implements LedgerApi {
       subentryCount: account.subentry_count,
       numSponsoring: account.num_sponsoring,
       numSponsored: account.num_sponsored,
+      flags: { authRevocable: account.flags.auth_revocable, authClawbackEnabled: account.flags.auth_clawback_enabled },
       balances: account.balances.map((b) => ({
         assetType: b.asset_type,
         assetCode: b.asset_code,

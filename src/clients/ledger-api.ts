@@ -23,6 +23,8 @@ export interface LedgerAccount {
   subentryCount: number;
   numSponsoring: number;
   numSponsored: number;
+  /** The account's own flags: an issuer needs both to take its token back (CAP-35 clawback). */
+  flags: { authRevocable: boolean; authClawbackEnabled: boolean };
 }
 
 /** Recent fees per operation in stroops, as bigints. */

@@ -1,4 +1,4 @@
-import { Keypair, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
@@ -127,7 +127,15 @@ export class RpcClient implements LedgerApi {
         limit: formatStroops(trustline.limit().toBigInt()),
       });
     }
-    return { id: publicKey, sequence: account.seqNum().toString(), balances, subentryCount: account.numSubEntries(), ...sponsorship };
+    const flags = account.flags();
+    return {
+      id: publicKey,
+      sequence: account.seqNum().toString(),
+      balances,
+      subentryCount: account.numSubEntries(),
+      ...sponsorship,
+      flags: { authRevocable: (flags & AuthRevocableFlag) !== 0, authClawbackEnabled: (flags & AuthClawbackEnabledFlag) !== 0 },
+    };
   }
 
   /** getFeeStats' inclusion fees (classic transactions): what recent ledgers charged per operation. */

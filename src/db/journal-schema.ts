@@ -60,7 +60,7 @@ export const ledgerEnvelopes = pgTable(
   (t) => [index('ledger_envelopes_open_idx').on(t.nextCheckAt).where(sql`status in ('pending', 'submitted')`)],
 );
 
-export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline'] as const;
+export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline', 'clawback', 'issuer_flags'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 /** The kinds users and admins see as transaction records. */
 export const RECORD_KINDS = ['transfer', 'payment_mint', 'admin_mint'] as const satisfies readonly EntryKind[];
@@ -95,6 +95,8 @@ export const ledgerEntries = pgTable(
     /** The owning user (records); null for the service's own writes. */
     userId: uuid('user_id'),
     paymentReference: text('payment_reference'),
+    /** A clawback's reversal (payment_reversals.id). */
+    reversalId: uuid('reversal_id'),
     /** The ledger result code (or reason) of a failed entry; the API maps it to its answer. */
     failureCode: text('failure_code'),
     /** A lease: while it is in the future, the process that created the entry owns its submission. */
@@ -112,6 +114,8 @@ export const ledgerEntries = pgTable(
     // A payment is minted by exactly one entry; a wallet has one live activation.
     // One live mint per payment; a mint the ledger refused as "not yet" (failed) lets the next one in.
     uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint' and status <> 'failed'`),
+    // One live clawback per reversal; a clawback refused (the wallet spent the tokens meanwhile) lets the next one in.
+    uniqueIndex('ledger_entries_reversal_key').on(t.reversalId).where(sql`kind = 'clawback' and status <> 'failed'`),
     uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
   ],
 );

@@ -121,6 +121,12 @@ export const payments = pgTable(
     mintNotYetCount: integer('mint_not_yet_count').notNull().default(0),
     /** When the provider's success was recorded (the reference consumed). */
     paidAt: timestamp('paid_at', { withTimezone: true }),
+    /**
+     * How much of the buyer's debt (tokens a reversal could not take back) this purchase settled
+     * instead of minting them: decided once, under the buyer's lock, before its mint is written;
+     * null until then. `tokensStroops` is what was minted to the wallet after it.
+     */
+    debtSettledStroops: bigint('debt_settled_stroops', { mode: 'bigint' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -128,6 +134,50 @@ export const payments = pgTable(
     index('payments_status_idx').on(t.status),
     index('payments_user_idx').on(t.userId),
     index('payments_due_check_idx').on(t.nextCheckAt).where(sql`status in ('initialized', 'paid')`),
+  ],
+);
+
+export const REVERSAL_STATUSES = ['waiting', 'clawing', 'done'] as const;
+export type ReversalStatus = (typeof REVERSAL_STATUSES)[number];
+
+/**
+ * Money that went back to a buyer after their payment (a processed refund, a lost chargeback): one
+ * row per reversal, keyed by the provider's identity for it, so a redelivered event never takes
+ * tokens back twice and a second partial refund does. waiting (for the mint to finish, or for a
+ * clawback to be written) -> clawing (its clawback is a journal entry) -> done: `clawedStroops`
+ * came back from the wallet, `debtStroops` (what the wallet no longer held, or all of it when its
+ * trustline predates clawback) is owed by the buyer.
+ */
+export const paymentReversals = pgTable(
+  'payment_reversals',
+  {
+    id: id(),
+    /** `refund:<provider refund id>` or `dispute:<provider dispute id>`. */
+    key: text('key').notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    userId: uuid('user_id').notNull(),
+    cause: text('cause', { enum: ['refund', 'chargeback'] }).notNull(),
+    /** The Naira that went back, in kobo. */
+    amountKobo: bigint('amount_kobo', { mode: 'bigint' }).notNull(),
+    /** The tokens that money bought, to take back (fixed when the reversal is recorded). */
+    tokensStroops: bigint('tokens_stroops', { mode: 'bigint' }).notNull(),
+    status: text('status', { enum: REVERSAL_STATUSES }).notNull().default('waiting'),
+    /** The clawback's journal entry while clawing (and the one that settled it). */
+    entryId: uuid('entry_id'),
+    clawedStroops: bigint('clawed_stroops', { mode: 'bigint' }),
+    debtStroops: bigint('debt_stroops', { mode: 'bigint' }),
+    /** Why nothing (or not all) came back, when the ledger said so. */
+    note: text('note'),
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
+    attempts: integer('attempts').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('payment_reversals_key').on(t.key),
+    index('payment_reversals_reference_idx').on(t.paymentReference),
+    index('payment_reversals_user_idx').on(t.userId),
+    index('payment_reversals_due_idx').on(t.nextCheckAt).where(sql`status = 'waiting'`),
   ],
 );
 

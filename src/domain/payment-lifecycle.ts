@@ -11,13 +11,27 @@
  *        +--refused---------> failed (with a reason: a mismatch, a reversal before we heard, a
  *                                     test-mode payment on the public network; never minted)
  *   minting --mintRefused--> failed (with a reason: the ledger refused the mint for good)
+ *   paid --mintCoveredByDebt--> minted (the buyer's debt took all its tokens: nothing to mint)
+ *
+ * After the mint, the money can come back to the buyer (a refund, a lost chargeback):
+ *
+ *   minted --disputeOpened--> disputed --disputeWon--> minted
+ *     |                          |
+ *     '----reversed------------->+--reversed--> reversed (--reversed--> reversed: a second partial refund)
+ *
+ * `disputed` holds the payment's tokens in the buyer's wallet (transfers may not spend them) until
+ * the provider decides. `reversed` means money went back: each reversal (payment_reversals) takes
+ * back the tokens it is worth with a clawback, and what the wallet no longer holds becomes the
+ * buyer's debt, settled by their next purchase before anything is minted to them. Money that goes
+ * back before the mint waits for it (a partial refund still leaves tokens owed), except when the
+ * provider reverses the whole charge before we consumed it (`refused`, never minted).
  *
  * `paid` means the provider said success for the recorded amount in NGN and the reference is
  * consumed (verify, callback and webhook answer "already processed" from here on); its mint is not
  * in the journal yet, usually because the buyer's wallet is still pending. `minting` means the mint
  * is a journal entry (committed in the same transaction as this move); the journal finishes it.
  */
-export const PAYMENT_STATES = ['initialized', 'paid', 'minting', 'minted', 'failed'] as const;
+export const PAYMENT_STATES = ['initialized', 'paid', 'minting', 'minted', 'failed', 'disputed', 'reversed'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** A move: allowed only from `from` (and from `failed` only while it carries no reason). */
@@ -41,9 +55,20 @@ export const TRANSITIONS = {
   mintNotYet: { from: ['minting'], to: 'paid' },
   /** The ledger refused the mint for good (or the not-yet refusals ran out). */
   mintRefused: { from: ['minting'], to: 'failed' },
+  /** All the purchase's tokens went to settle the buyer's debt (reversals the wallet could not give back): nothing to mint. */
+  mintCoveredByDebt: { from: ['paid'], to: 'minted' },
+  /** A chargeback opened on a minted payment: its tokens are held. */
+  disputeOpened: { from: ['minted'], to: 'disputed' },
+  /** The merchant won the chargeback: the tokens are the buyer's again. */
+  disputeWon: { from: ['disputed'], to: 'minted' },
+  /** Money went back to the buyer after the mint (a refund, a lost chargeback): its tokens are taken back. */
+  reversed: { from: ['minted', 'disputed', 'reversed'], to: 'reversed' },
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof TRANSITIONS;
+
+/** States whose mint is on the ledger: a reversal takes tokens back from these. */
+export const MINTED_STATES: readonly PaymentState[] = ['minted', 'disputed', 'reversed'];
 
 /** States whose payment the provider sweep still asks about or finishes. */
 export const UNFINISHED_STATES: readonly PaymentState[] = ['initialized', 'paid'];

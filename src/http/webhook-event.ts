@@ -24,8 +24,9 @@ const eventShape = z.object({
   event: z.string().min(1).max(100),
   data: z.looseObject({
     id: id.optional(),
-    reference: reference.optional(),
-    transaction_reference: reference.optional(),
+    reference: reference.nullish(),
+    // null in Paystack's dispute events, which name the charge in data.transaction.reference
+    transaction_reference: reference.nullish(),
     transaction: z.looseObject({ reference: reference.optional() }).nullish(),
   }),
 });

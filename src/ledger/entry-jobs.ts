@@ -4,7 +4,7 @@ import type { EntryRow } from '../db/repositories/journal.repository';
 import { formatStroops } from '../domain/amounts';
 import type { AccountSubmitter } from './account-submitter';
 import { channelCreation, channelKeyOf, channelRemoval } from './channel-accounts';
-import { activationOperations, issueOperations, tokenPayment, type WalletOnLedger } from './entry-operations';
+import { activationOperations, clawbackFlagsOperation, clawbackOperation, issueOperations, tokenPayment, type WalletOnLedger } from './entry-operations';
 import type { LedgerJournalOptions } from './journal-options';
 import type { LedgerJob } from './ledger-job';
 import type { LedgerSubmitters, ReadyLedger } from './ledger-submitters';
@@ -51,6 +51,13 @@ export class EntryJobs {
         const operations = entry.kind === 'channel_funding' ? channelCreation(ledger.keys, channel) : channelRemoval(ledger.keys, channel);
         return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations, signers: [channel] } };
       }
+      case 'clawback':
+        return this.clawbackJob(ledger, entry);
+      case 'issuer_flags':
+        return {
+          submitter: ledger.distributionDirect,
+          job: { entryId: entry.id, kind: entry.kind, operations: [clawbackFlagsOperation(ledger.keys.issuer.publicKey())], signers: [ledger.keys.issuer] },
+        };
       case 'trustline':
         return { submitter: ledger.distributionDirect, job: { entryId: entry.id, kind: entry.kind, operations: [Operation.changeTrust({ asset: ledger.asset })] } };
     }
@@ -67,6 +74,11 @@ export class EntryJobs {
   /** A mint goes out in the distribution account's batches. */
   distributionJob(ledger: ReadyLedger, row: EntryRow): EntryJob {
     return { submitter: ledger.distribution, job: { entryId: row.id, kind: row.kind, operations: [tokenPayment(ledger.asset, row.toPublicKey, row.amountStroops)] } };
+  }
+
+  /** A clawback goes out in the issuer's batches: only the issuer may take its token back. */
+  clawbackJob(ledger: ReadyLedger, row: EntryRow): EntryJob {
+    return { submitter: ledger.issuer, job: { entryId: row.id, kind: row.kind, operations: [clawbackOperation(ledger.asset, row.fromPublicKey, row.amountStroops)] } };
   }
 
   async issueJob(ledger: ReadyLedger, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {

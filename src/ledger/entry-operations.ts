@@ -1,4 +1,4 @@
-import { Operation, type Asset, type Keypair, type xdr } from '@stellar/stellar-sdk';
+import { AuthClawbackEnabledFlag, AuthRevocableFlag, Operation, type Asset, type AuthFlag, type Keypair, type xdr } from '@stellar/stellar-sdk';
 import { formatStroops } from '../domain/amounts';
 import { sponsored } from './sponsorship';
 
@@ -11,6 +11,19 @@ import { sponsored } from './sponsorship';
 /** A token payment (transfer or mint): from the envelope's acting account to `to`. */
 export function tokenPayment(asset: Asset, to: string, stroops: bigint): xdr.Operation {
   return Operation.payment({ destination: to, asset, amount: formatStroops(stroops) });
+}
+
+/** The issuer takes tokens back from a wallet (CAP-35): they are burnt, not moved. */
+export function clawbackOperation(asset: Asset, from: string, stroops: bigint): xdr.Operation {
+  return Operation.clawback({ asset, from, amount: formatStroops(stroops) });
+}
+
+/**
+ * The issuer's flags that let it take its token back: AUTH_REVOCABLE (which clawback requires)
+ * and AUTH_CLAWBACK_ENABLED. Only trustlines created after them can be clawed back.
+ */
+export function clawbackFlagsOperation(issuer: string): xdr.Operation {
+  return Operation.setOptions({ setFlags: (AuthRevocableFlag | AuthClawbackEnabledFlag) as AuthFlag, source: issuer });
 }
 
 /** New tokens from the issuer to the distribution account, which first trusts the token if it does not yet. */

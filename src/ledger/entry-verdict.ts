@@ -8,7 +8,7 @@ const ENVELOPE_CODES = new Set(['tx_bad_seq', 'tx_too_late', 'tx_too_early', 'tx
 const MINT_NEVER_SUCCEEDS = new Set(['op_no_trust', 'op_line_full', 'op_no_destination', 'op_not_authorized', 'op_malformed', 'op_no_issuer']);
 
 /** Kinds the service must finish by itself (a paid purchase, a signup's wallet): retried unless hopeless. */
-const MUST_FINISH = new Set<EntryKind>(['payment_mint', 'activation', 'channel_funding', 'trustline']);
+const MUST_FINISH = new Set<EntryKind>(['payment_mint', 'activation', 'channel_funding', 'trustline', 'clawback', 'issuer_flags']);
 
 /**
  * Whether an entry whose envelope was refused on its first submission is over (failed, with a
@@ -22,6 +22,9 @@ export function isFinalRefusal(kind: EntryKind, error: LedgerRejectedError, ownC
     const own = ownCodes.find((c) => c !== 'op_success');
     if (!own) return false; // another entry's operation failed the batch
     if (kind === 'payment_mint') return MINT_NEVER_SUCCEEDS.has(own);
+    // Every refusal of a clawback is an answer (the wallet spent the tokens, or its trustline
+    // predates clawback): its reversal decides what comes next, a smaller clawback or a debt.
+    if (kind === 'clawback' || kind === 'issuer_flags') return true;
     // An account that already exists is done (or someone else's); the activation sweep takes it from there.
     if (MUST_FINISH.has(kind)) return own === 'op_already_exists' || MINT_NEVER_SUCCEEDS.has(own);
     return true;

@@ -2,6 +2,8 @@ import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
 import type { EntryRow, EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
 import type { PaystackClient } from '../clients/paystack.client';
+import type { ReversalRepository } from '../db/repositories/reversal.repository';
+import { auditReversals } from './reversal-audit';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
@@ -12,6 +14,7 @@ export interface AuditInput {
   journal: JournalRepository;
   wallets: WalletRepository;
   payments: PaymentRepository;
+  reversals: ReversalRepository;
   /** The payment provider: what it says was paid is compared with the payments and the mints. */
   provider: PaystackClient;
   asset: Asset;
@@ -99,23 +102,25 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} confirmed in the journal`);
   }
 
-  // Balances against records, and the supply.
+  // Balances against records, and the supply. A clawback is no payment on the ledger (the issuer
+  // burns the tokens): it counts against its wallet's records and the supply, not in the match above.
+  const clawedBack = entries.filter((e) => e.status === 'confirmed' && e.kind === 'clawback');
   let held = 0n;
   for (const key of walletKeys) {
     const account = await client.loadAccount(key, input.asset);
     const line = account ? balanceOf(account, input.asset) : undefined;
     const onChain = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
     held += onChain;
-    const recorded = confirmed.reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
+    const recorded = [...confirmed, ...clawedBack].reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
     if (onChain !== recorded) discrepancies.push(`wallet ${key}: holds ${formatStroops(onChain)} on the ledger, its records sum to ${formatStroops(recorded)}`);
   }
   const distribution = await client.loadAccount(input.distribution, input.asset);
   const distributionLine = distribution ? balanceOf(distribution, input.asset) : undefined;
   held += distributionLine ? (parseTokenAmount(distributionLine.balance) ?? 0n) : 0n;
-  const issued = confirmed.filter((e) => e.kind === 'issue').reduce((sum, e) => sum + e.amountStroops, 0n);
+  const issued = confirmed.filter((e) => e.kind === 'issue').reduce((sum, e) => sum + e.amountStroops, 0n) - clawedBack.reduce((sum, e) => sum + e.amountStroops, 0n);
   const sentOutside = confirmed.filter((e) => e.kind === 'transfer' && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
   if (issued !== held + sentOutside) {
-    discrepancies.push(`supply: ${formatStroops(issued)} issued, but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
+    discrepancies.push(`supply: ${formatStroops(issued)} issued (less what clawbacks burnt), but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
   }
 
   // Payments three ways: the provider's successes, the payments, and their confirmed mints.
@@ -128,9 +133,9 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   });
   discrepancies.push(...paymentAudit.discrepancies);
 
-  // Reversals against clawbacks and debts (issue 21, with the payment_reversals table): every
-  // reversal the provider reports has its clawback confirmed on the ledger or its debt recorded.
-  // That leg comes with the reversals; its lines go here.
+  // Reversals against clawbacks and debts: every reversal's tokens taken back by one confirmed
+  // clawback or owed, and every charge the provider reversed after its mint recorded as reversed.
+  discrepancies.push(...auditReversals({ reversals: await input.reversals.all(), payments: paymentAudit.payments, entries, providerStatus: paymentAudit.providerStatus }));
 
   return {
     discrepancies,

@@ -35,8 +35,8 @@ export interface LedgerWrite {
 export interface WriteOptions {
   /** The request's Idempotency-Key, bound to the entry in the transaction that commits it. */
   idempotency?: IdempotencyClaim;
-  /** Runs in that transaction; false commits nothing (the payment reference was consumed by another). */
-  consume?: (tx: Executor) => Promise<boolean>;
+  /** Runs in that transaction; false commits nothing (the payment reference or the reversal was taken by another). */
+  consume?: (tx: Executor, entryId: string) => Promise<boolean>;
   /** How long the caller waits for the ledger (default: timing.answerWaitMs). */
   waitMs?: number;
   /** An entry that could not be sent is left to the reconciler rather than dropped with its key. */
@@ -117,6 +117,36 @@ export class LedgerJournal {
     } catch (err) {
       // The unique index on the reference is the last guard, should a consume ever race past.
       if (err instanceof NotConsumed || isUniqueViolation(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * Takes a reversed payment's tokens back from the buyer's wallet (the issuer's clawback).
+   * `claim` runs in the transaction that commits the entry and returns true only for the one
+   * caller that moved the reversal to `clawing` with this entry; otherwise nothing is written and
+   * undefined is returned. What the ledger answers is settled on the reversal by the journal
+   * (envelope-settlement.ts), so a refusal is not thrown: the reversal's state tells.
+   */
+  async clawback(
+    input: { reversalId: string; userId: string; from: string; stroops: bigint; waitMs: number },
+    claim: (tx: Executor, entryId: string) => Promise<boolean>,
+  ): Promise<LedgerWrite | undefined> {
+    const ledger = await this.ready();
+    const entry: NewEntry = {
+      kind: 'clawback',
+      userId: input.userId,
+      fromPublicKey: input.from,
+      toPublicKey: ledger.keys.issuer.publicKey(),
+      amountStroops: input.stroops,
+      assetCode: this.options.tokenCode,
+      reversalId: input.reversalId,
+    };
+    try {
+      return await this.write(entry, { consume: claim, waitMs: input.waitMs, mustFinish: true }, (row) => this.jobs.clawbackJob(ledger, row));
+    } catch (err) {
+      if (err instanceof NotConsumed || isUniqueViolation(err)) return undefined;
+      if (err instanceof AppError) return undefined;
       throw err;
     }
   }
@@ -216,7 +246,7 @@ export class LedgerJournal {
       row = await journal.createEntry(entry, timing.leaseMs, async (tx, entryId) => {
         const taken = options.idempotency && (await this.options.idempotency.bind(tx, options.idempotency, entryId));
         if (taken) throw new KeyTaken(taken);
-        if (options.consume && !(await options.consume(tx))) throw new NotConsumed();
+        if (options.consume && !(await options.consume(tx, entryId))) throw new NotConsumed();
       });
     } catch (err) {
       // A concurrent request with the same key committed its entry first: answer that one.

@@ -154,7 +154,7 @@ export class LedgerSubmitters {
       logger: o.logger,
       write: (kind, to, operations, signers) =>
         this.write(
-          { kind, fromPublicKey: keys.distribution.publicKey(), toPublicKey: to, amountStroops: 0n, assetCode: kind === 'trustline' ? o.tokenCode : 'XLM' },
+          { kind, fromPublicKey: keys.distribution.publicKey(), toPublicKey: to, amountStroops: 0n, assetCode: kind === 'channel_funding' ? 'XLM' : o.tokenCode },
           { mustFinish: true },
           (row) => ({ submitter: distributionDirect, job: { entryId: row.id, kind, operations, signers } }),
         ),

@@ -45,6 +45,10 @@ export interface PaymentAudit {
   providerTransactions: number;
   /** Payments in `minted`. */
   mintedPayments: number;
+  /** What the provider says of each reference it was asked about (the reversal leg reads it). */
+  providerStatus: Map<string, string>;
+  /** Every payment, as read for this audit. */
+  payments: PaymentRow[];
 }
 
 interface Views {
@@ -101,7 +105,8 @@ export async function auditPayments(input: PaymentAuditInput): Promise<PaymentAu
     if (verdict === 'in flight') inFlight.push(reference);
     else if (verdict.length > 0) discrepancies.push(`payment ${reference}: ${verdict.join('; ')} (${whatEachSays(views)})`);
   }
-  return { discrepancies, inFlight, providerTransactions: listed.size, mintedPayments: payments.filter((p) => p.status === 'minted').length };
+  const providerStatus = new Map([...listed].map(([reference, t]) => [reference, t.status]));
+  return { discrepancies, inFlight, providerTransactions: listed.size, mintedPayments: payments.filter((p) => p.status === 'minted').length, providerStatus, payments };
 }
 
 /** What is wrong with one reference, or 'in flight' for a young consumed payment not minted yet. */
@@ -138,8 +143,11 @@ function judge({ provider, payment, mints }: Views, input: Pick<PaymentAuditInpu
     // An open mint entry is reported by the journal's own checks.
     if (mints.length > 0) problems.push('its mint is confirmed, but the payment is still minting');
   } else {
-    const expected = MINTED_STATES.has(payment.status) ? mints.length === 1 : mints.length <= 1;
-    if (!expected) problems.push(`${payment.status} with ${mints.length} confirmed mints (expected ${MINTED_STATES.has(payment.status) ? 'exactly one' : 'at most one'})`);
+    // A purchase whose tokens all went to the buyer's debt was never minted (nothing reached the wallet).
+    const coveredByDebt = payment.tokensStroops === 0n && (payment.debtSettledStroops ?? 0n) > 0n;
+    const wanted = !MINTED_STATES.has(payment.status) ? 'at most one' : coveredByDebt ? 'none' : 'exactly one';
+    const expected = wanted === 'at most one' ? mints.length <= 1 : mints.length === (wanted === 'none' ? 0 : 1);
+    if (!expected) problems.push(`${payment.status} with ${mints.length} confirmed mints (expected ${wanted})`);
     const [mint] = mints;
     if (mints.length === 1 && mint) {
       if (mint.ledgerTransactionId !== payment.mintTxHash) problems.push(`its mint is in ${mint.ledgerTransactionId}, the payment names ${payment.mintTxHash ?? 'none'}`);

@@ -2,8 +2,10 @@ import { Asset, Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
 import { fundWithFriendbot } from '../clients/friendbot';
 import { balanceOf, type LedgerApi } from '../clients/ledger-api';
 import type { SystemAccountName, SystemAccountRepository } from '../db/repositories/system-account.repository';
+import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
+import { clawbackFlagsOperation } from './entry-operations';
 
 export interface SystemKeys {
   issuer: Keypair;
@@ -37,6 +39,7 @@ export async function loadSystemKeys(
  * the sandbox or testnet), the distribution account trusts the token and its channel accounts
  * exist. Safe to run at every start: the trustline and the channels are journal writes, and a
  * channel created by an earlier start is simply found.
+ * The issuer enables clawback first, so every trustline created from then on can give tokens back.
  * The sandbox and testnet go through this same code; only the URLs and passphrase differ.
  */
 export async function bootstrapLedger(input: {
@@ -50,7 +53,7 @@ export async function bootstrapLedger(input: {
   channelCreation(channel: Keypair): xdr.Operation[];
   /** A journal write from the distribution account, answered once the ledger has it. */
   write(
-    kind: 'trustline' | 'channel_funding',
+    kind: 'trustline' | 'channel_funding' | 'issuer_flags',
     to: string,
     operations: xdr.Operation[],
     signers?: Keypair[],
@@ -69,6 +72,7 @@ export async function bootstrapLedger(input: {
   const done = (write: { state: string }, what: string) => {
     if (write.state !== 'confirmed') throw new Error(`${what} not confirmed yet`);
   };
+  await enableClawback(input);
   const distribution = await client.loadAccount(keys.distribution.publicKey(), asset);
   if (distribution && !balanceOf(distribution, asset)) {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
@@ -79,4 +83,22 @@ export async function bootstrapLedger(input: {
   if (missing.length > 0) logger.info({ count: missing.length }, 'creating channel accounts');
   const writes = await Promise.all(missing.map((channel) => input.write('channel_funding', channel.publicKey(), input.channelCreation(channel), [channel])));
   for (const w of writes) done(w, 'a channel account');
+}
+
+/**
+ * Sets the issuer's AUTH_REVOCABLE and AUTH_CLAWBACK_ENABLED once (a reversed payment's tokens are
+ * taken back by clawback). An issuer that cannot (AUTH_IMMUTABLE) leaves the service running:
+ * every reversal then becomes the buyer's debt, as for wallets whose trustline predates the flag.
+ */
+async function enableClawback(input: Parameters<typeof bootstrapLedger>[0]): Promise<void> {
+  const issuer = input.keys.issuer.publicKey();
+  const account = await input.client.loadAccount(issuer);
+  if (!account || (account.flags.authRevocable && account.flags.authClawbackEnabled)) return;
+  input.logger.info({ issuer }, 'issuer enabling clawback');
+  try {
+    const write = await input.write('issuer_flags', issuer, [clawbackFlagsOperation(issuer)], [input.keys.issuer]);
+    if (write.state !== 'confirmed') input.logger.warn({ issuer }, 'the issuer\'s clawback flags are not confirmed yet: the journal finishes them');
+  } catch (err) {
+    input.logger.warn({ issuer, reason: errorReason(err) }, 'the issuer could not enable clawback: reversed payments become debts');
+  }
 }

@@ -55,6 +55,13 @@ export class TokenLedger {
     return this.journal.mintForPayment(input, consume);
   }
 
+  clawback(
+    input: { reversalId: string; userId: string; from: string; stroops: bigint; waitMs: number },
+    claim: (tx: Executor, entryId: string) => Promise<boolean>,
+  ): Promise<LedgerWrite | undefined> {
+    return this.journal.clawback(input, claim);
+  }
+
   issue(stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
     return this.journal.issue(stroops, idempotency);
   }

@@ -68,9 +68,9 @@ async function settledEarlierPage(payment: PaymentRow, reference: string, deps: 
     case 'minting':
     case 'paid': {
       const tokens = await deliveryOf(payment, deps.ledger, false);
-      // The row keeps the minted figure from the moment the mint is written; before that, the
-      // rate gives what the mint will be (it is computed the same way then).
-      const tokensStroops = payment.tokensStroops ?? deps.payments.tokensFor(payment.amountKobo);
+      // What the Naira bought: once the mint is written, what reached the wallet plus any earlier
+      // debt the purchase settled first; before that, the rate gives it (computed the same way then).
+      const tokensStroops = payment.tokensStroops === null ? deps.payments.tokensFor(payment.amountKobo) : payment.tokensStroops + (payment.debtSettledStroops ?? 0n);
       const purchase = { reference, amountKobo: payment.amountKobo, tokensStroops, tokenCode: deps.tokenCode };
       return paymentSuccessPage({ ...purchase, tokens, settledEarlier: true });
     }

@@ -1,8 +1,9 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
+import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
-import { parseTokenAmount } from '../domain/amounts';
+import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import type { LedgerAccount, LedgerWrite, TokenLedger } from '../ledger/token-ledger';
 import type { WalletService } from './wallet.service';
@@ -14,6 +15,7 @@ export class LedgerService {
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
+    private readonly reversals: ReversalRepository,
     private readonly tokenCode: string,
   ) {}
 
@@ -53,8 +55,14 @@ export class LedgerService {
     }
     // Refused here, before anything is written or signed, when the balance plainly does not cover
     // it; the ledger still has the last word for concurrent transfers (op_underfunded).
-    const held = senderAccount ? this.ledger.tokenLine(senderAccount, asset) : undefined;
-    if (!held || (parseTokenAmount(held.balance) ?? 0n) < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
+    const line = senderAccount ? this.ledger.tokenLine(senderAccount, asset) : undefined;
+    const balance = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
+    if (balance < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
+    // Tokens of a payment under an open chargeback stay in the wallet but may not leave it.
+    const held = await this.reversals.heldFor(userId);
+    if (balance - held < stroops) {
+      throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.tokenCode} are held while a payment of yours is disputed`);
+    }
     return this.ledger.transfer({ userId, walletSecret: this.walletService.revealSecret(sender), to: receiver, stroops, idempotency });
   }
 

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { InitializedTransaction, PaystackClient, VerifiedTransaction } from '../clients/paystack.client';
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
+import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
@@ -57,6 +58,7 @@ export class PaymentService {
     private readonly payments: PaymentRepository,
     private readonly users: UserRepository,
     private readonly wallets: WalletRepository,
+    private readonly reversals: ReversalRepository,
     private readonly ledger: TokenLedger,
     private readonly options: PaymentServiceOptions,
     private readonly logger: Logger,
@@ -175,8 +177,11 @@ export class PaymentService {
 
   /**
    * Commits a paid payment's mint once the buyer's wallet is on the ledger: a mint to a wallet
-   * still being activated would be refused (no account, no trustline). 'waiting' leaves the payment
-   * `paid` for the provider sweep; undefined means another caller started the mint.
+   * still being activated would be refused (no account, no trustline). The buyer's debt (tokens a
+   * reversal could not take back) is settled first, once, from this purchase's tokens; only the
+   * rest is minted, and a purchase the debt takes whole is done without a ledger write.
+   * 'waiting' leaves the payment `paid` for the provider sweep; undefined means another caller
+   * started the mint.
    */
   async mintWhenReady(payment: PaymentRow): Promise<LedgerWrite | 'waiting' | undefined> {
     // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
@@ -185,9 +190,17 @@ export class PaymentService {
     const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.wallets.findArchivedByUserId(payment.userId))?.publicKey;
     if (!destination) return 'waiting';
     const tokens = this.tokensFor(payment.amountKobo);
+    const settled = await this.payments.settleDebtOnce(payment.reference, tokens, (tx, userId) => this.reversals.debtOf(tx, userId));
+    if (settled === undefined) return undefined;
+    if (settled > 0n) this.logger.info({ reference: payment.reference, settledStroops: String(settled) }, "purchase settles the buyer's debt first");
+    const toMint = tokens - settled;
+    if (toMint === 0n) {
+      await this.payments.recordCoveredByDebt(payment.reference, destination);
+      return undefined;
+    }
     return this.ledger.mintForPayment(
-      { reference: payment.reference, userId: payment.userId, to: destination, stroops: tokens, waitMs: this.options.mintWaitMs },
-      async (tx) => (await this.payments.startMint(tx, payment.reference, tokens, destination)) !== undefined,
+      { reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint, waitMs: this.options.mintWaitMs },
+      async (tx) => (await this.payments.startMint(tx, payment.reference, toMint, destination)) !== undefined,
     );
   }
 

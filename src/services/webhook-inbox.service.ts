@@ -3,12 +3,13 @@ import type { ProviderEvent } from '../http/webhook-event';
 import type { Logger } from '../logger';
 import { QueueWorker, type RetryPolicy } from '../workers/queue-worker';
 import type { PaymentService, SettleOutcome } from './payment.service';
-
-/** Events the service acts on today; others about its payments are kept and set aside for an operator. */
-const SETTLES_A_CHARGE = 'charge.success';
+import type { ReversalService } from './reversal.service';
 
 /**
- * Settles stored provider events through the same path as verify-payment, with retries, until
+ * Works stored provider events until their outcome is final: `charge.success` through the same
+ * path as verify-payment; `refund.processed` and a lost `charge.dispute.resolve` recorded as
+ * reversals (ReversalService takes the tokens back); `charge.dispute.create`/`remind` hold the
+ * payment's tokens and a won resolution releases them. Retried until
  * their outcome is final: a provider or database failure, or a provider that still says "not yet"
  * (a webhook can arrive before verify agrees), is tried again later, so a buyer who closed the
  * browser before the redirect is still credited. An event set aside after its last attempt is
@@ -19,6 +20,7 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
   constructor(
     private readonly inbox: WebhookInboxRepository,
     private readonly payments: PaymentService,
+    private readonly reversals: ReversalService,
     policy: RetryPolicy,
     logger: Logger,
   ) {
@@ -46,17 +48,66 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
   }
 
   protected async handle(event: WebhookEventRow): Promise<void | 'later'> {
-    if (event.event !== SETTLES_A_CHARGE) {
-      // Refunds and disputes are recorded here, answered 200 and kept for an operator: the tokens
-      // they should take back are not clawed back by the service yet (see the README).
-      await this.inbox.setAside(event.id, `${event.event} is kept for an operator: reversals are not acted on automatically yet`);
-      this.logger.warn({ reference: event.reference, event: event.event }, 'payment reversal or dispute received: an operator acts on it');
-      return;
-    }
-    const outcome = await this.payments.settle(event.reference);
-    if (!isFinal(outcome)) return 'later';
-    await this.inbox.finish(event.id, outcome.kind === 'not_paid' ? `not_paid:${outcome.status}` : outcome.kind);
+    const outcome = await this.outcomeOf(event);
+    if (outcome === 'later') return 'later';
+    await this.inbox.finish(event.id, outcome);
   }
+
+  /** What the event did, once final; `later` while its payment is not where the event can act on it yet. */
+  private async outcomeOf(event: WebhookEventRow): Promise<string | 'later'> {
+    const data = (event.payload ?? {}) as Record<string, unknown>;
+    switch (event.event) {
+      case 'charge.success': {
+        const outcome = await this.payments.settle(event.reference);
+        if (!isFinal(outcome)) return 'later';
+        return outcome.kind === 'not_paid' ? `not_paid:${outcome.status}` : outcome.kind;
+      }
+      case 'refund.processed': {
+        const amountKobo = koboOf(data.amount);
+        if (amountKobo === undefined) throw new Error('refund.processed carries no amount in kobo');
+        await this.reversals.record({ key: `refund:${objectId(data, String(data.refund_reference ?? event.eventKey))}`, paymentReference: event.reference, cause: 'refund', amountKobo });
+        return 'reversal recorded';
+      }
+      case 'charge.dispute.create':
+      case 'charge.dispute.remind': {
+        // A chargeback already decided (its resolution processed first) is not held again.
+        if (await this.inbox.exists(`charge.dispute.resolve:${objectId(data, '')}`)) return 'dispute already resolved';
+        const step = await this.reversals.openDispute(event.reference);
+        return step === 'not_yet' ? 'later' : step;
+      }
+      case 'charge.dispute.resolve':
+        return this.resolveDispute(event, data);
+      default:
+        // refund.pending / refund.failed / refund.needs-attention and the like: no money moved yet.
+        return `noted: ${event.event}`;
+    }
+  }
+
+  private async resolveDispute(event: WebhookEventRow, data: Record<string, unknown>): Promise<string | 'later'> {
+    if (data.resolution === 'declined') {
+      const step = await this.reversals.disputeWon(event.reference);
+      return step === 'not_yet' ? 'later' : step;
+    }
+    const transaction = (data.transaction ?? {}) as Record<string, unknown>;
+    // The buyer got the money back: refund_amount when the provider says it, else the whole charge.
+    const amountKobo = koboOf(data.refund_amount) ?? koboOf(transaction.amount);
+    if (amountKobo === undefined) throw new Error('charge.dispute.resolve carries no amount in kobo');
+    await this.reversals.record({ key: `dispute:${objectId(data, event.eventKey)}`, paymentReference: event.reference, cause: 'chargeback', amountKobo });
+    return 'reversal recorded';
+  }
+}
+
+/** The provider's id of the refund or dispute an event is about (`fallback` when it sends none). */
+function objectId(data: Record<string, unknown>, fallback: string): string {
+  const id = data.id;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : fallback;
+}
+
+/** Kobo as Paystack sends it in events: an integer, or a string of digits (refund samples). */
+function koboOf(value: unknown): bigint | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return BigInt(value);
+  if (typeof value === 'string' && /^[1-9]\d{0,17}$/.test(value)) return BigInt(value);
+  return undefined;
 }
 
 /** A charge.success is done once the payment is consumed or decided; "not yet" and "unknown" are asked again. */

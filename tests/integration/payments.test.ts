@@ -235,8 +235,8 @@ describe('GET /api/payments/callback', () => {
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.text).toContain('<h1>Payment successful</h1>');
-    expect(res.text).toContain('<dd id="amount">&#8358;1234.56</dd>');
-    expect(res.text).toContain('<strong id="balance">3086.4000000 WLT</strong>');
+    expect(res.text).toContain('<p class="amount" id="amount">₦1,234.56</p>');
+    expect(res.text).toContain('<dd id="balance">3,086.40 WLT</dd>');
     expect(await balanceOf(user)).toBe('3086.4000000');
   });
 
@@ -251,7 +251,7 @@ describe('GET /api/payments/callback', () => {
     expect(await balanceOf(user)).toBe('25.0000000');
   });
 
-  it('shows the already-processed page on a reload and mints nothing more', async () => {
+  it('shows the same purchase on a reload and mints nothing more', async () => {
     const user = await createUser(app);
     const intent = await createIntent(app, user, 10);
     const redirect = await checkout(intent, 'pay');
@@ -260,7 +260,8 @@ describe('GET /api/payments/callback', () => {
     const reload = await openCallback(redirect);
 
     expect(reload.status).toBe(200);
-    expect(reload.text).toContain('<h1>Payment already processed</h1>');
+    expect(reload.text).toContain('<h1>Payment successful</h1>');
+    expect(reload.text).toContain('id="settled-earlier"');
     expect(await balanceOf(user)).toBe('25.0000000');
     expect(await mintRecords(app, user.userId)).toHaveLength(1);
   });

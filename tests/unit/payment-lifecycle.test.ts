@@ -6,7 +6,8 @@ describe('the payment lifecycle', () => {
     for (const [name, move] of Object.entries(TRANSITIONS)) {
       expect(PAYMENT_STATES).toContain(move.to);
       for (const from of move.from) expect(PAYMENT_STATES).toContain(from);
-      expect(move.from).not.toContain('minted'); // minted is final: nothing leaves it
+      // Once minted, only money going back moves a payment: a chargeback, a reversal.
+      if (move.from.some((s) => ['minted', 'disputed', 'reversed'].includes(s))) expect(['disputeOpened', 'disputeWon', 'reversed']).toContain(name);
       reached.add(move.to);
       expect(name).toMatch(/^[a-z][A-Za-z]+$/);
     }
@@ -19,6 +20,13 @@ describe('the payment lifecycle', () => {
     expect(TRANSITIONS.mintConfirmed.from).toEqual(['minting']);
     expect(TRANSITIONS.mintNotYet).toEqual({ from: ['minting'], to: 'paid' });
     expect(UNFINISHED_STATES).toEqual(['initialized', 'paid']);
+  });
+
+  it('takes tokens back only from minted payments, and releases a chargeback only to minted', () => {
+    expect(TRANSITIONS.reversed).toEqual({ from: ['minted', 'disputed', 'reversed'], to: 'reversed' });
+    expect(TRANSITIONS.disputeOpened).toEqual({ from: ['minted'], to: 'disputed' });
+    expect(TRANSITIONS.disputeWon).toEqual({ from: ['disputed'], to: 'minted' });
+    expect(TRANSITIONS.mintCoveredByDebt).toEqual({ from: ['paid'], to: 'minted' });
   });
 
   it("reads Paystack's statuses: only success, failed and reversed are final; anything else is not yet", () => {

@@ -2,9 +2,10 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../client';
 import { ledgerEntries, ledgerEnvelopes, wallets } from '../schema';
 import { paymentMintRefused, paymentMintsConfirmed } from './payment.repository';
+import { clawbackRefused, clawbacksConfirmed } from './reversal.repository';
 
 // Settling an envelope: the two statements of the journal that end an envelope, and with it decide
-// what its entries stand for. Each runs in the caller's transaction (JournalRepository.confirm/fail).
+// what its entries stand for (a payment minted, a wallet active, a reversal's tokens taken back). Each runs in the caller's transaction (JournalRepository.confirm/fail).
 
 /** What becomes of an entry whose envelope failed: it rides again in a new one, or it is over. */
 export interface EntryVerdict {
@@ -46,9 +47,17 @@ export async function confirmEnvelope(tx: Executor, envelopeId: string, hash: st
     .update(ledgerEntries)
     .set({ status: 'confirmed', ledger, updatedAt: new Date() })
     .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, ['pending', 'submitted'])))
-    .returning({ kind: ledgerEntries.kind, userId: ledgerEntries.userId, paymentReference: ledgerEntries.paymentReference });
+    .returning({
+      id: ledgerEntries.id,
+      kind: ledgerEntries.kind,
+      userId: ledgerEntries.userId,
+      paymentReference: ledgerEntries.paymentReference,
+      reversalId: ledgerEntries.reversalId,
+      amountStroops: ledgerEntries.amountStroops,
+    });
   const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
   await paymentMintsConfirmed(tx, references, hash);
+  await clawbacksConfirmed(tx, entries.filter((e) => e.kind === 'clawback').map((e) => ({ reversalId: e.reversalId, entryId: e.id, amountStroops: e.amountStroops })));
   const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
   if (activated.length > 0) {
     await tx
@@ -95,5 +104,10 @@ export async function failEnvelope(tx: Executor, envelopeId: string, failure: st
     .from(ledgerEntries)
     .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'payment_mint')));
   for (const m of failedMints) await paymentMintRefused(tx, m.reference!, m.code ?? 'unknown');
+  const failedClawbacks = await tx
+    .select({ id: ledgerEntries.id, reversalId: ledgerEntries.reversalId, code: ledgerEntries.failureCode })
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'failed'), eq(ledgerEntries.kind, 'clawback')));
+  for (const c of failedClawbacks) if (c.reversalId) await clawbackRefused(tx, c.reversalId, c.id, c.code ?? 'unknown');
   return true;
 }

@@ -11,7 +11,7 @@ export type { EntryVerdict } from './envelope-settlement';
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 export type EnvelopeRow = typeof ledgerEnvelopes.$inferSelect;
 export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
-  Partial<Pick<EntryRow, 'userId' | 'paymentReference'>>;
+  Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId'>>;
 export interface NewEnvelope {
   hash: string;
   sourceAccount: string;

@@ -8,7 +8,7 @@ import { first } from './rows';
 export type PaymentRow = typeof payments.$inferSelect;
 
 /** What a move writes besides the new status. */
-type MoveFields = Partial<Pick<PaymentRow, 'tokensStroops' | 'destinationPublicKey' | 'providerPayload' | 'failureReason' | 'paidAt' | 'nextCheckAt'>>;
+type MoveFields = Partial<Pick<PaymentRow, 'tokensStroops' | 'destinationPublicKey' | 'providerPayload' | 'failureReason' | 'paidAt' | 'nextCheckAt' | 'mintTxHash'>>;
 
 /**
  * Payments. Every state change is one of the named moves of src/domain/payment-lifecycle.ts, run
@@ -39,6 +39,11 @@ export class PaymentRepository {
     return row;
   }
 
+  /** A move that writes nothing else, outside any transaction (disputes, reversals). */
+  moveNow(reference: string, move: 'disputeOpened' | 'disputeWon' | 'reversed'): Promise<PaymentRow | undefined> {
+    return this.move(this.db, reference, move);
+  }
+
   /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
   recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
     // due at once: the sweep mints it if this caller dies before it does
@@ -56,6 +61,29 @@ export class PaymentRepository {
   /** Run in the transaction that commits the mint's journal entry. */
   startMint(tx: Executor, reference: string, tokensStroops: bigint, destinationPublicKey: string): Promise<PaymentRow | undefined> {
     return this.move(tx, reference, 'mintStarted', { tokensStroops, destinationPublicKey, nextCheckAt: null });
+  }
+
+  /** A purchase whose tokens all went to settle the buyer's debt: nothing to mint, it is done. */
+  recordCoveredByDebt(reference: string, destinationPublicKey: string): Promise<PaymentRow | undefined> {
+    return this.move(this.db, reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
+  }
+
+  /**
+   * Decides, once, how much of the buyer's debt this paid purchase settles (at most `tokens`).
+   * Under the buyer's lock, so two purchases never settle the same debt; a retry reads the
+   * decision already made. Undefined when the payment is not `paid` any more.
+   */
+  async settleDebtOnce(reference: string, tokens: bigint, debtOf: (tx: Executor, userId: string) => Promise<bigint>): Promise<bigint | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [payment] = await tx.select().from(payments).where(eq(payments.reference, reference)).for('update');
+      if (!payment || payment.status !== 'paid') return undefined;
+      if (payment.debtSettledStroops !== null) return payment.debtSettledStroops;
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`debt:${payment.userId}`}))`);
+      const debt = await debtOf(tx, payment.userId);
+      const settled = debt <= 0n ? 0n : debt < tokens ? debt : tokens;
+      await tx.update(payments).set({ debtSettledStroops: settled, updatedAt: new Date() }).where(eq(payments.reference, reference));
+      return settled;
+    });
   }
 
   /**

@@ -55,6 +55,12 @@ export class WebhookInboxRepository {
       .where(and(eq(webhookEvents.id, id), eq(webhookEvents.status, 'received')));
   }
 
+  /** Whether the provider event with this key was received (in any state). */
+  async exists(eventKey: string): Promise<boolean> {
+    const rows = await this.db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.eventKey, eventKey)).limit(1);
+    return rows.length > 0;
+  }
+
   async listByReference(reference: string): Promise<WebhookEventRow[]> {
     return this.db.select().from(webhookEvents).where(eq(webhookEvents.reference, reference)).orderBy(webhookEvents.createdAt);
   }

@@ -1,0 +1,159 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../client';
+import { paymentReversals, payments } from '../schema';
+import { claimDueRows, msFromNow } from './leased-claims';
+import { first, rowsOf } from './rows';
+
+export type ReversalRow = typeof paymentReversals.$inferSelect;
+
+export interface NewReversal {
+  key: string;
+  paymentReference: string;
+  cause: ReversalRow['cause'];
+  amountKobo: bigint;
+}
+
+/** How a reversal ended: what came back from the wallet, what the buyer owes, and why. */
+export interface ReversalEnd {
+  clawedStroops: bigint;
+  debtStroops: bigint;
+  note?: string;
+}
+
+/**
+ * Reversals of paid payments (src/domain/payment-lifecycle.ts) and the debts they leave. Every
+ * change is one conditional statement, so concurrent workers, webhooks and processes each make a
+ * given change at most once: a reversal is recorded once per provider identity, moves to
+ * `clawing` with exactly one journal entry, and ends once.
+ */
+export class ReversalRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Records a reversal once per key, worth `tokensFor(amountKobo)` tokens but never more than what
+   * the payment's earlier reversals left of it (two partial refunds cannot take back more than the
+   * purchase). The payment's row is locked meanwhile, so concurrent reversals of one payment are
+   * capped one after the other. Undefined when the key was recorded already, or the payment is unknown.
+   */
+  async record(reversal: NewReversal, tokensFor: (kobo: bigint) => bigint): Promise<ReversalRow | undefined> {
+    return this.db.transaction(async (tx) => {
+      const [payment] = await tx.select().from(payments).where(eq(payments.reference, reversal.paymentReference)).for('update');
+      if (!payment) return undefined;
+      const [taken] = await tx
+        .select({ tokens: sql<string>`coalesce(sum(${paymentReversals.tokensStroops}), 0)` })
+        .from(paymentReversals)
+        .where(eq(paymentReversals.paymentReference, reversal.paymentReference));
+      const left = tokensFor(payment.amountKobo) - BigInt(taken?.tokens ?? '0');
+      const wanted = tokensFor(reversal.amountKobo);
+      const tokensStroops = wanted < left ? wanted : left > 0n ? left : 0n;
+      const [row] = await tx
+        .insert(paymentReversals)
+        .values({ ...reversal, userId: payment.userId, tokensStroops })
+        .onConflictDoNothing({ target: paymentReversals.key })
+        .returning();
+      return row;
+    });
+  }
+
+  async find(id: string): Promise<ReversalRow | undefined> {
+    return first(this.db.select().from(paymentReversals).where(eq(paymentReversals.id, id)));
+  }
+
+  async findByKey(key: string): Promise<ReversalRow | undefined> {
+    return first(this.db.select().from(paymentReversals).where(eq(paymentReversals.key, key)));
+  }
+
+  async listByReference(reference: string): Promise<ReversalRow[]> {
+    return this.db.select().from(paymentReversals).where(eq(paymentReversals.paymentReference, reference)).orderBy(paymentReversals.createdAt);
+  }
+
+  async all(): Promise<ReversalRow[]> {
+    return this.db.select().from(paymentReversals).orderBy(paymentReversals.createdAt);
+  }
+
+  /** Waiting reversals that are due, leased to the caller (SKIP LOCKED: one process per reversal at a time). */
+  async claimDue(limit: number, leaseMs: number): Promise<ReversalRow[]> {
+    const claim = { dueAt: paymentReversals.nextCheckAt, waiting: eq(paymentReversals.status, 'waiting'), alsoSet: sql`attempts = attempts + 1, updated_at = now()` };
+    const ids = await claimDueRows(this.db, paymentReversals, claim, limit, leaseMs);
+    if (ids.length === 0) return [];
+    return this.db.select().from(paymentReversals).where(inArray(paymentReversals.id, ids));
+  }
+
+  async retryLater(id: string, delayMs: number, note: string): Promise<void> {
+    await this.db
+      .update(paymentReversals)
+      .set({ note, nextCheckAt: msFromNow(delayMs), updatedAt: new Date() })
+      .where(and(eq(paymentReversals.id, id), eq(paymentReversals.status, 'waiting')));
+  }
+
+  /** Run in the transaction that commits the clawback's journal entry: true for the one caller that moved it. */
+  async startClawback(tx: Executor, id: string, entryId: string): Promise<boolean> {
+    const rows = await tx
+      .update(paymentReversals)
+      .set({ status: 'clawing', entryId, updatedAt: new Date() })
+      .where(and(eq(paymentReversals.id, id), eq(paymentReversals.status, 'waiting')))
+      .returning({ id: paymentReversals.id });
+    return rows.length > 0;
+  }
+
+  /** Ends a waiting reversal without a clawback (nothing was minted, or the wallet holds none of it). */
+  async endWithoutClawback(id: string, end: ReversalEnd): Promise<boolean> {
+    const rows = await this.db
+      .update(paymentReversals)
+      .set({ status: 'done', ...end, updatedAt: new Date() })
+      .where(and(eq(paymentReversals.id, id), eq(paymentReversals.status, 'waiting')))
+      .returning({ id: paymentReversals.id });
+    return rows.length > 0;
+  }
+
+  /** What the buyer owes: tokens their reversals could not take back, less what their purchases settled. */
+  async debtOf(executor: Executor, userId: string): Promise<bigint> {
+    const result = await executor.execute(sql`
+      select
+        (select coalesce(sum(debt_stroops), 0) from payment_reversals where user_id = ${userId} and status = 'done')
+        - (select coalesce(sum(debt_settled_stroops), 0) from payments where user_id = ${userId}) as debt`);
+    const [row] = rowsOf<{ debt: string | number }>(result);
+    return BigInt(row?.debt ?? 0);
+  }
+
+  /** Tokens a user's wallet holds but may not spend: those of their payments under an open chargeback. */
+  async heldFor(userId: string): Promise<bigint> {
+    const [row] = await this.db
+      .select({ held: sql<string>`coalesce(sum(${payments.tokensStroops}), 0)` })
+      .from(payments)
+      .where(and(eq(payments.userId, userId), eq(payments.status, 'disputed')));
+    return BigInt(row?.held ?? '0');
+  }
+}
+
+// The journal's settlement of clawback entries: each runs in the transaction that settles the
+// clawback's envelope (src/db/repositories/envelope-settlement.ts).
+
+/** The ledger applied these clawbacks: their reversals are done, and what did not come back is debt. */
+export async function clawbacksConfirmed(tx: Executor, entries: { reversalId: string | null; entryId: string; amountStroops: bigint }[]): Promise<void> {
+  for (const e of entries) {
+    if (!e.reversalId) continue;
+    await tx
+      .update(paymentReversals)
+      .set({ status: 'done', clawedStroops: e.amountStroops, debtStroops: sql`greatest(${paymentReversals.tokensStroops} - ${e.amountStroops}, 0)`, updatedAt: new Date() })
+      .where(and(eq(paymentReversals.id, e.reversalId), eq(paymentReversals.status, 'clawing'), eq(paymentReversals.entryId, e.entryId)));
+  }
+}
+
+/**
+ * The ledger refused a clawback. `op_underfunded`: the wallet spent some of the tokens after they
+ * were counted, so the reversal waits again and takes what is there now. Anything else (the
+ * trustline predates clawback: `op_not_clawback_enabled`; no trustline) means nothing can come
+ * back: all of it becomes the buyer's debt.
+ */
+export async function clawbackRefused(tx: Executor, reversalId: string, entryId: string, code: string): Promise<void> {
+  const mine = and(eq(paymentReversals.id, reversalId), eq(paymentReversals.status, 'clawing'), eq(paymentReversals.entryId, entryId));
+  if (code === 'op_underfunded') {
+    await tx.update(paymentReversals).set({ status: 'waiting', entryId: null, nextCheckAt: new Date(), note: `The ledger refused the clawback (${code})`, updatedAt: new Date() }).where(mine);
+    return;
+  }
+  await tx
+    .update(paymentReversals)
+    .set({ status: 'done', clawedStroops: 0n, debtStroops: sql`${paymentReversals.tokensStroops}`, note: `The ledger refused the clawback (${code})`, updatedAt: new Date() })
+    .where(mine);
+}

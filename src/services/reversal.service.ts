@@ -1,0 +1,144 @@
+import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
+import type { NewReversal, ReversalRepository, ReversalRow } from '../db/repositories/reversal.repository';
+import { parseTokenAmount } from '../domain/amounts';
+import type { TokenLedger } from '../ledger/token-ledger';
+import type { Logger } from '../logger';
+import { QueueWorker, type LeasedQueue, type RetryPolicy } from '../workers/queue-worker';
+
+export interface ReversalServiceOptions {
+  policy: RetryPolicy;
+  /** How long a worker waits for a clawback's ledger answer (the journal finishes it anyway). */
+  clawbackWaitMs: number;
+  /** Tokens a Naira amount bought (PaymentService.tokensFor). */
+  tokensFor: (kobo: bigint) => bigint;
+}
+
+/** What a chargeback event did to its payment. */
+export type DisputeStep = 'held' | 'released' | 'nothing_minted' | 'not_yet';
+
+/**
+ * Money that goes back to a buyer after they paid: refunds and chargebacks (src/domain/payment-lifecycle.ts).
+ * A chargeback opened holds the payment's tokens (`disputed`: transfers may not spend them); won, it
+ * releases them; lost, it is a reversal like a refund. Each reversal is recorded once per provider
+ * identity and worked by this queue: a payment never minted is closed without tokens; a minted one
+ * moves to `reversed` and its tokens are taken back by one clawback (a journal entry, exactly once
+ * like every ledger write); what the wallet no longer holds is the buyer's debt, which their next
+ * purchase settles. Claimed in the database, so any number of processes run it.
+ */
+export class ReversalService extends QueueWorker<ReversalRow> {
+  constructor(
+    private readonly reversals: ReversalRepository,
+    private readonly payments: PaymentRepository,
+    private readonly ledger: TokenLedger,
+    private readonly options: ReversalServiceOptions,
+    logger: Logger,
+  ) {
+    super(reversalQueue(reversals, options.policy), {
+      failureMessage: 'payment reversals deferred',
+      batchSize: 20,
+      policy: options.policy,
+      describe: (r) => ({ reference: r.paymentReference, reversal: r.key }),
+      logMessages: {
+        retrying: 'payment reversal failed, retrying later',
+        setAside: 'payment reversal still open after many attempts: an operator should look (it keeps being retried)',
+        notFinal: 'payment reversal waits for its mint to finish',
+      },
+    }, logger);
+  }
+
+  /** Records money that went back (once per key) and works it at once in the background. */
+  async record(reversal: NewReversal): Promise<void> {
+    const row = await this.reversals.record(reversal, this.options.tokensFor);
+    if (row) {
+      this.logger.warn({ reference: row.paymentReference, reversal: row.key, amountKobo: String(row.amountKobo) }, 'payment reversed: its tokens are taken back');
+      void this.run();
+    }
+  }
+
+  /** A chargeback opened: the payment's tokens are held until it is decided. */
+  async openDispute(reference: string): Promise<DisputeStep> {
+    const payment = await this.payments.find(reference);
+    if (!payment) return 'nothing_minted';
+    const step = mintStage(payment);
+    if (step !== 'minted') return step;
+    if (payment.status === 'minted' && (await this.payments.moveNow(reference, 'disputeOpened'))) {
+      this.logger.warn({ reference }, 'payment disputed: its tokens are held');
+    }
+    return 'held';
+  }
+
+  /** The merchant won the chargeback: the held tokens are the buyer's again. */
+  async disputeWon(reference: string): Promise<DisputeStep> {
+    const payment = await this.payments.find(reference);
+    if (!payment) return 'nothing_minted';
+    const step = mintStage(payment);
+    if (step !== 'minted') return step;
+    await this.payments.moveNow(reference, 'disputeWon');
+    return 'released';
+  }
+
+  protected async handle(reversal: ReversalRow): Promise<void | 'later'> {
+    const payment = await this.payments.find(reversal.paymentReference);
+    if (!payment) throw new Error(`reversal ${reversal.key} names an unknown payment`);
+    switch (mintStage(payment)) {
+      case 'not_yet':
+        return 'later';
+      case 'nothing_minted':
+        await this.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: 0n, note: 'The payment was never minted' });
+        return;
+      case 'minted':
+        return this.takeBack(reversal, payment);
+    }
+  }
+
+  /** The payment is `reversed`; its reversal takes back what the wallet still holds of its tokens, and the rest is debt. */
+  private async takeBack(reversal: ReversalRow, payment: PaymentRow): Promise<void> {
+    await this.payments.moveNow(payment.reference, 'reversed');
+    const wallet = payment.destinationPublicKey;
+    const held = wallet ? await this.tokenBalance(wallet) : 0n;
+    const amount = reversal.tokensStroops < held ? reversal.tokensStroops : held;
+    if (amount === 0n) {
+      const note = reversal.tokensStroops === 0n ? 'Nothing was left to take back' : 'The wallet holds none of these tokens any more';
+      await this.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: reversal.tokensStroops, note });
+      return;
+    }
+    await this.ledger.clawback(
+      { reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount, waitMs: this.options.clawbackWaitMs },
+      (tx, entryId) => this.reversals.startClawback(tx, reversal.id, entryId),
+    );
+  }
+
+  private async tokenBalance(publicKey: string): Promise<bigint> {
+    const asset = await this.ledger.asset();
+    const account = await this.ledger.account(publicKey, asset);
+    const line = account ? this.ledger.tokenLine(account, asset) : undefined;
+    return line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
+  }
+}
+
+/**
+ * Where a payment stands for money going back: its tokens are on the wallet (`minted`), or it was
+ * never minted and will not be, or its mint may still happen (`not_yet`: the reversal waits).
+ * A payment never minted is closed for good first, so no later success mints it.
+ */
+function mintStage(payment: PaymentRow): 'minted' | 'nothing_minted' | 'not_yet' {
+  switch (payment.status) {
+    case 'minted':
+    case 'disputed':
+    case 'reversed':
+      return 'minted';
+    case 'failed':
+      return payment.failureReason ? 'nothing_minted' : 'not_yet';
+    default:
+      return 'not_yet';
+  }
+}
+
+function reversalQueue(repository: ReversalRepository, policy: RetryPolicy): LeasedQueue<ReversalRow> {
+  return {
+    claimDue: (limit, leaseMs) => repository.claimDue(limit, leaseMs),
+    retryLater: (id, delayMs, note) => repository.retryLater(id, delayMs, note),
+    // Tokens owed back are never given up on: after the last attempt it is retried at the longest delay.
+    setAside: (id, note) => repository.retryLater(id, policy.maxDelayMs, note),
+  };
+}
