@@ -105,7 +105,9 @@ export class ServiceMetrics {
     };
     alertGauge('payments_paid_unminted_oldest_seconds', 'Age in seconds of the oldest payment paid and not yet minted (alert past a threshold)', 'paidUnmintedOldestSeconds', true);
     alertGauge('payments_unchecked', 'Intents the provider sweep stopped asking about without a final answer from the provider', 'initializedUnchecked');
-    alertGauge('webhook_events_set_aside', 'Provider events set aside for an operator (after their last attempt, or refunds and disputes)', 'webhookEventsSetAside');
+    alertGauge('webhook_events_set_aside', 'Provider events set aside for an operator after their last attempt', 'webhookEventsSetAside');
+    alertGauge('payment_reversals_open_oldest_seconds', 'Age in seconds of the oldest refund or lost chargeback whose tokens are not taken back or owed yet', 'reversalOpenOldestSeconds');
+    alertGauge('payment_debt_stroops', 'Tokens buyers owe (in stroops): reversals their wallets could not give back, less what their purchases settled', 'debtStroops');
     const queueDepth: Gauge = new Gauge({
       name: 'ledger_submitter_queue_depth',
       help: "Jobs waiting in the distribution account's submitter (mints, activations); 0 until the ledger is ready",

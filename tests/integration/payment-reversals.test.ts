@@ -173,6 +173,7 @@ describe('a refund after the tokens were spent', () => {
     expect(reversal).toMatchObject({ clawedStroops: 4_000_000_000n, debtStroops: 6_000_000_000n });
     expect(await balance(buyer)).toBe('0.0000000');
     expect(await balance(friend)).toBe('600.0000000');
+    expect((await app.http.get('/metrics').expect(200)).text).toMatch(/^payment_debt_stroops 6000000000$/m);
 
     // 250 Naira of tokens all go to the debt (350 left): nothing is minted, the purchase is done.
     const small = await purchase(app, buyer, 250);
@@ -187,6 +188,9 @@ describe('a refund after the tokens were spent', () => {
     expect(await paymentRow(app, last)).toMatchObject({ tokensStroops: 1_000_000_000n, debtSettledStroops: 0n });
     expect(await balance(buyer)).toBe('750.0000000');
     expect(await mintRecords(app, buyer.userId)).toHaveLength(3);
+    const metrics = (await app.http.get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^payment_debt_stroops 0$/m);
+    expect(metrics).toMatch(/^payment_reversals_open_oldest_seconds 0$/m);
     await expectAuditClean(app);
   });
 
