@@ -244,7 +244,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       trxref: z.string().max(100).optional().meta({ description: 'The same reference under the name Paystack also uses.' }),
     }),
     response: '<!doctype html><html lang="en"><head><title>Payment successful</title></head><body>…</body></html>',
-    description: "The provider redirects the buyer's browser here; the page shows success, error or already processed. Failures are HTML pages too.",
+    description: "The provider redirects the buyer's browser here; the page shows the purchase (Naira paid, tokens bought, the balance once minted) whether this request, the webhook or the sweep settled it first, or what went wrong. Failures are HTML pages too.",
     errors: {
       400: ['The payment reference is missing or malformed.'],
       404: ['This payment reference is unknown.'],
