@@ -44,6 +44,11 @@ async function tokenBalance(user: CreatedUser): Promise<string | undefined> {
   return ledgerBalance(ledger.url, user.ledgerPublicKey);
 }
 
+/** Provider, database and ledger agree (ledger:audit), once the test's payments reached their end. */
+async function expectAuditClean(app: TestApp): Promise<void> {
+  expect((await app.container.audit()).discrepancies).toEqual([]);
+}
+
 /** Runs the sweep (and the journal's reconciler) until the payment is `status`, as the server's timers would. */
 async function sweepUntil(app: TestApp, reference: string, status: string) {
   return eventually(
@@ -76,6 +81,7 @@ describe('the provider sweep', () => {
     await app.http.get(`/api/payments/callback?reference=${intent.reference}`).expect(200);
     expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
     expect(await tokenBalance(buyer)).toBe('1500.0000000');
+    await expectAuditClean(app);
   });
 
   it.each<ControlledStatus>(['abandoned', 'ongoing', 'pending', 'processing', 'queued'])('never closes a checkout the provider calls %s; it mints once the buyer pays', async (status) => {
@@ -101,6 +107,7 @@ describe('the provider sweep', () => {
     await checkout(intent, 'pay');
     await sweepUntil(app, intent.reference, 'minted');
     expect(await tokenBalance(buyer)).toBe('200.0000000');
+    await expectAuditClean(app);
   });
 
   it('records a charge the provider declined as failed without a reason, and stops asking about it', async () => {
@@ -115,6 +122,7 @@ describe('the provider sweep', () => {
     await app.container.paymentSweep.run();
     expect((await paymentRow(app, intent.reference))?.checkAttempts).toBe(attempts);
     expect(await mintRecords(app, buyer.userId)).toHaveLength(0);
+    await expectAuditClean(app);
   });
 
   it('stops asking after its last attempt and counts the payment for an operator, leaving it initialized', async () => {
@@ -174,6 +182,7 @@ describe('the webhook inbox', () => {
     expect(done).toMatchObject({ status: 'done', outcome: expect.stringMatching(/^(minted|verified)$/) });
     expect(await tokenBalance(buyer)).toBe('700.0000000');
     expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
+    await expectAuditClean(app);
   });
 
   it('answers every correctly signed event 200 and keeps one row per provider event: a redelivery is the same event, a second partial refund is not', async () => {
@@ -255,6 +264,7 @@ describe('a payment for a wallet still being activated', () => {
       expect(await tokenBalance(b)).toBe('100.0000000');
       expect(await mintRecords(app, b.userId)).toHaveLength(1);
     }
+    await expectAuditClean(app);
   });
 
   /**
@@ -348,6 +358,7 @@ describe('refusals recorded', () => {
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/recorded as 20000 kobo/);
     expect(await mintRecords(app, buyer.userId)).toHaveLength(0);
+    await expectAuditClean(app);
   });
 });
 
