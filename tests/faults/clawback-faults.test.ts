@@ -89,10 +89,16 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     processes = [];
   });
 
-  /** The service in this test process, its timers running; `reset: false` is a second process on the same database. */
+  /**
+   * The service in this test process, its timers running; `reset: false` is a second process on the
+   * same database. A reversal worker waits for its clawback's answer no longer than a request waits
+   * for the ledger (the service's own 10 s is a wait the suite's patience would stretch), so on a bad
+   * day it moves on with the outcome unknown and the journal finishes the clawback.
+   */
   async function startService({ reset = true } = {}): Promise<TestApp> {
     const env = { ...ledger.env, ...provider.env, ...FAST_JOURNAL };
-    const app = reset ? await startTestApp(env) : await startAppKeepingData(env);
+    const waits = { mintWaitMs: Number(FAST_JOURNAL.LEDGER_ANSWER_WAIT_MS) };
+    const app = reset ? await startTestApp(env, 'silent', waits) : await startAppKeepingData(env, 'silent', waits);
     apps.push(app);
     app.container.start();
     return app;
