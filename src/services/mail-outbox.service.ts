@@ -14,9 +14,11 @@ export interface MailOutboxOptions extends RetryPolicy {
  * Sends the queued mail (src/db/schema.ts mailOutbox) with retries, from any number of processes.
  * A reset e-mail's token is issued and recorded when the message is sent, and forgotten again if
  * the mail server refuses it, so the only live reset tokens are ones that went out; the link is
- * never logged or stored. The lease (RetryPolicy.leaseMs) must outlast the mailer's worst case
- * (its SMTP timeouts), so a message is never sent by two processes; after the last attempt a
- * message is set aside (a reset link is useless after its hour anyway).
+ * never logged or stored. A request that comes once a message's link is written gets a message
+ * of its own (MailOutboxRepository.queuePasswordReset). The lease (RetryPolicy.leaseMs) must
+ * outlast the mailer's worst case (its SMTP timeouts), so a message is never sent by two
+ * processes; after the last attempt a message is set aside (a reset link is useless after its
+ * hour anyway).
  */
 export class MailOutboxService extends QueueWorker<DueMail> {
   constructor(

@@ -23,7 +23,9 @@ export class PasswordResetService {
   /**
    * Queues a one-hour reset link for the address when it belongs to an account; the mail worker
    * sends it. Known and unknown addresses take the same single statement, and mail being down
-   * changes nothing here, so the answer cannot tell who has an account (CONTRACT 3).
+   * changes nothing here, so the answer cannot tell who has an account (CONTRACT 3). Asking again
+   * while a reset e-mail is queued adds no e-mail, unless that one's link is already written: then
+   * another follows, so the latest request is always answered by a link issued after it.
    */
   async requestReset(email: string): Promise<void> {
     await this.outbox.queuePasswordReset(email);

@@ -8,6 +8,11 @@ export interface TestSmtp {
   messages: ParsedMail[];
   /** Resolves with the next message to arrive (or one already waiting), however long that takes. */
   nextMessage(): Promise<ParsedMail>;
+  /**
+   * From now on the server keeps each message it receives (nextMessage() sees it) but holds back
+   * its acceptance, so the sender is still waiting on the message, until the returned release().
+   */
+  holdAcceptance(): () => void;
   close(): Promise<void>;
 }
 
@@ -15,6 +20,7 @@ export interface TestSmtp {
 export async function startTestSmtp(): Promise<TestSmtp> {
   const messages: ParsedMail[] = [];
   let taken = 0;
+  let held: (() => void)[] | undefined;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -23,7 +29,8 @@ export async function startTestSmtp(): Promise<TestSmtp> {
       simpleParser(stream)
         .then((mail) => {
           messages.push(mail);
-          done();
+          if (held) held.push(() => done());
+          else done();
         })
         .catch((err: Error) => done(err));
     },
@@ -33,6 +40,14 @@ export async function startTestSmtp(): Promise<TestSmtp> {
   return {
     url: `smtp://127.0.0.1:${port}?starttls=off`,
     messages,
+    holdAcceptance() {
+      const waiting: (() => void)[] = [];
+      held = waiting;
+      return () => {
+        if (held === waiting) held = undefined;
+        waiting.splice(0).forEach((accept) => accept());
+      };
+    },
     nextMessage: () => eventually(async () => (messages.length > taken ? messages[taken++] : undefined), 'the next e-mail', { intervalMs: 10 }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -56,6 +56,38 @@ describe('the mail outbox', () => {
     expect(await statuses(app)).toEqual({ sent: users.length });
   });
 
+  it('folds a request into a message not yet claimed, and gives a request made after the claim a message of its own', async () => {
+    const user = await createUser(app);
+    const outbox = new MailOutboxRepository(app.container.database.db);
+    const claim = async () => {
+      const due = await outbox.claimDue(10, 60_000);
+      expect(due).toHaveLength(1);
+      return due[0]!.id;
+    };
+
+    // Two requests before any worker looked: one message, whose link will answer both.
+    await outbox.queuePasswordReset(user.email);
+    await outbox.queuePasswordReset(user.email);
+    expect(await statuses(app)).toEqual({ pending: 1 });
+
+    // Claimed (its link being written), then asked again: sent, and the later request queued anew.
+    const first = await claim();
+    await outbox.queuePasswordReset(user.email);
+    expect(await statuses(app)).toEqual({ pending: 1 });
+    await outbox.markSent(first);
+    expect(await statuses(app)).toEqual({ sent: 1, pending: 1 });
+
+    // A message set aside after its last attempt does not take a request made during it along.
+    const second = await claim();
+    await outbox.queuePasswordReset(user.email);
+    await outbox.setAside(second, 'mail server refused it');
+    expect(await statuses(app)).toEqual({ sent: 1, failed: 1, pending: 1 });
+
+    // Nobody asked again while the third was sent: nothing more is queued.
+    await outbox.markSent(await claim());
+    expect(await statuses(app)).toEqual({ sent: 2, failed: 1 });
+  });
+
   it('answers known and unknown addresses alike without waiting for the mail server, and the mail goes out after', async () => {
     // Before the outbox, a known address waited for the SMTP conversation (and answered later than
     // an unknown one, telling them apart). Here the mail server greets no connection until the test

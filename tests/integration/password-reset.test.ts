@@ -30,6 +30,11 @@ function tokenFromLink(text: string): string {
   return decodeURIComponent(match[1]!);
 }
 
+async function pendingMail(): Promise<number> {
+  const rows = await queryRows<{ n: string }>(app.container.database, sql`select count(*)::text as n from mail_outbox where status = 'pending'`);
+  return Number(rows[0]!.n);
+}
+
 async function requestResetToken(email: string): Promise<string> {
   await app.http.post('/api/users/send-reset-password-email').send({ email }).expect(200);
   const mail = await smtp.nextMessage();
@@ -102,6 +107,32 @@ describe('password reset by e-mail', () => {
     const user = await createUser(app);
     const first = await requestResetToken(user.email);
     const second = await requestResetToken(user.email);
+    await app.http.post('/api/users/reset-password').send({ token: second, newPassword: 'brand-new-pass' }).expect(200);
+    expect((await app.http.post('/api/users/reset-password').send({ token: first, newPassword: 'other-pass-12' })).status).toBe(403);
+  });
+
+  it('mails a fresh link for a request made while the previous e-mail is still on its way', async () => {
+    // CI (Node 22, a loaded machine) waited out its patience in the test above: the second request
+    // came after the SMTP server had the first mail but before the worker heard it accepted and
+    // marked it sent, so the request folded into a mail whose link was already written, and no
+    // second e-mail ever came. Here the server holds its acceptance to make that order certain.
+    const user = await createUser(app);
+    const before = smtp.messages.length;
+    const release = smtp.holdAcceptance();
+    let first: string;
+    try {
+      await app.http.post('/api/users/send-reset-password-email').send({ email: user.email }).expect(200);
+      first = tokenFromLink((await smtp.nextMessage()).text ?? '');
+      await app.http.post('/api/users/send-reset-password-email').send({ email: user.email }).expect(200);
+    } finally {
+      release();
+    }
+    // Whatever the outbox holds goes out: nothing left pending means no e-mail is still to come.
+    await eventually(async () => ((await pendingMail()) === 0 ? true : undefined), 'the outbox to send everything queued');
+    expect(smtp.messages.slice(before).map((m) => (m.to && 'text' in m.to ? m.to.text : ''))).toEqual([user.email, user.email]);
+    const second = tokenFromLink((await smtp.nextMessage()).text ?? '');
+
+    expect(second).not.toBe(first);
     await app.http.post('/api/users/reset-password').send({ token: second, newPassword: 'brand-new-pass' }).expect(200);
     expect((await app.http.post('/api/users/reset-password').send({ token: first, newPassword: 'other-pass-12' })).status).toBe(403);
   });
