@@ -58,7 +58,8 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     start,
     async kill(signal) {
       const running = child;
-      if (!running || running.exitCode !== null) return;
+      // A process killed by a signal has no exit code, only its signal: it is gone all the same.
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const gone = new Promise((resolve) => running.once('exit', resolve));
       running.kill(signal);
       // A graceful stop has 20 s; then it is killed, so a test's teardown never hangs. Only
