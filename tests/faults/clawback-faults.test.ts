@@ -8,7 +8,7 @@ import type { ReversalRow } from '../../src/db/repositories/reversal.repository'
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { ADMIN, bearer, createUser, userFields, type CreatedUser } from '../helpers/factories';
-import { openJournal } from '../helpers/journal-fixtures';
+import { crashAroundSending, expireLeases, openJournal } from '../helpers/journal-fixtures';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { checkout, createIntent, paymentRow, postWebhook, supplyTokens } from '../helpers/payment-fixtures';
 import { LEDGER_APIS, listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
@@ -228,6 +228,33 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(fault.armed()).toBe(true);
       expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(faultsBefore);
       await expectClawedOnce(app, buyer, reference, reversal);
+    });
+  });
+
+  describe('a process that stored the clawback envelope and died around sending it', () => {
+    it.each(['before-send', 'after-send'] as const)('%s: the reconciler finishes it once its lease passed, and the tokens come back once', async (when) => {
+      const app = await startService();
+      const { buyer, reference } = await buyerWithTwoPurchases(app);
+      const crash = crashAroundSending(app.container, when, 'clawback');
+      deliverTo(app);
+
+      await refund(reference);
+      await eventually(async () => {
+        await app.container.webhookInbox.run();
+        await app.container.reversals.run();
+        return crash.crashed.length > 0 ? true : undefined;
+      }, 'the clawback envelope to be stored and its process to die');
+      crash.restore();
+      // Stored, claimed by the reversal, and its outcome unknown to the journal.
+      const [open] = await app.container.reversalRepo.listByReference(reference);
+      expect(open).toMatchObject({ status: 'clawing' });
+      expect(await balance(buyer)).toBe(when === 'before-send' ? '1000.0000000' : `${KEPT}.0000000`);
+
+      await expireLeases(app);
+      const reversal = await reversalDone([app], reference);
+      await expectClawedOnce(app, buyer, reference, reversal);
+      expect((await clawbacks(app, buyer.userId)).length).toBe(1);
+      expect(crash.crashed).toHaveLength(1);
     });
   });
 

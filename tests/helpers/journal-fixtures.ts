@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Container } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ledgerEnvelopes } from '../../src/db/schema';
+import { ledgerEnvelopes, type EntryKind } from '../../src/db/schema';
 import { queryRows } from './database-state';
 import type { TestApp } from './test-app';
 
@@ -13,17 +13,22 @@ export interface CrashedEnvelope {
 }
 
 /**
- * Simulates a process that dies right after storing a mint envelope in the journal: `before-send`
- * never hands it to Horizon (it stays pending); `after-send` submits it (the ledger applies it)
- * and dies before hearing the answer (it stays submitted). Envelopes of other kinds pass untouched.
+ * Simulates a process that dies right after storing an envelope carrying an entry of `kind` (a
+ * payment's mint by default) in the journal: `before-send` never hands it to the ledger API (it
+ * stays pending); `after-send` submits it (the ledger applies it) and dies before hearing the
+ * answer (it stays submitted). Envelopes of other kinds pass untouched.
  */
-export function crashAroundSending(container: Container, when: 'before-send' | 'after-send'): { crashed: CrashedEnvelope[]; restore(): void } {
+export function crashAroundSending(
+  container: Container,
+  when: 'before-send' | 'after-send',
+  kind: EntryKind = 'payment_mint',
+): { crashed: CrashedEnvelope[]; restore(): void } {
   const sender = container.journal.sender;
   const send = sender.send.bind(sender);
   const crashed: CrashedEnvelope[] = [];
   sender.send = async (envelopeId, tx, facts) => {
     const entries = await container.journal.repository.entriesOf(envelopeId);
-    if (!entries.some((e) => e.kind === 'payment_mint')) return send(envelopeId, tx, facts);
+    if (!entries.some((e) => e.kind === kind)) return send(envelopeId, tx, facts);
     crashed.push({ envelopeId, hash: facts.hash, envelopeXdr: tx.toEnvelope().toXDR('base64') });
     if (when === 'after-send') {
       await container.journal.repository.markSubmitted(envelopeId);
