@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { PAYMENT_STATES } from '../domain/payment-lifecycle';
 import { createdAt, credentials, id, sealedSecret, updatedAt } from './columns';
 
@@ -233,6 +233,11 @@ export const mailOutbox = pgTable(
     lastError: text('last_error'),
     createdAt: createdAt(),
     sentAt: timestamp('sent_at', { withTimezone: true }),
+    /**
+     * Set by a request that finds the message pending, cleared when a worker claims it. Still set
+     * when the message is done, a request came after its link was written: it gets a message of its own.
+     */
+    requestedAgain: boolean('requested_again').notNull().default(false),
   },
   (t) => [
     // One pending message per account and kind: repeated requests do not pile up mail.
