@@ -2,6 +2,7 @@ import type { PaystackClient, VerifiedTransaction } from '../clients/paystack.cl
 import type { EntryRow } from '../db/repositories/journal.repository';
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import { formatKobo, formatStroops } from '../domain/amounts';
+import { MINTED_STATES } from '../domain/payment-lifecycle';
 
 /** This service's payment references are `wlt-<uuid>` (PaymentService.createIntent). */
 const OUR_PREFIX = 'wlt-';
@@ -19,9 +20,6 @@ export const IN_FLIGHT_GRACE_MS = 15 * 60 * 1000;
  * to the database counts only from the first record itself (see auditPayments).
  */
 const CLOCK_MARGIN_MS = 10 * 60 * 1000;
-
-/** States whose payment was minted: the lifecycle reaches `disputed` and `reversed` only from `minted`. */
-const MINTED_STATES: ReadonlySet<string> = new Set(['minted', 'disputed', 'reversed']);
 
 /** What the provider shows for a payment whose money arrived: paid, or paid and (partly) returned since. */
 const PAID_AT_PROVIDER: ReadonlySet<string> = new Set(['success', 'reversed']);
@@ -145,7 +143,7 @@ function judge({ provider, payment, mints }: Views, input: Pick<PaymentAuditInpu
   } else {
     // A purchase whose tokens all went to the buyer's debt was never minted (nothing reached the wallet).
     const coveredByDebt = payment.tokensStroops === 0n && (payment.debtSettledStroops ?? 0n) > 0n;
-    const wanted = !MINTED_STATES.has(payment.status) ? 'at most one' : coveredByDebt ? 'none' : 'exactly one';
+    const wanted = !MINTED_STATES.includes(payment.status) ? 'at most one' : coveredByDebt ? 'none' : 'exactly one';
     const expected = wanted === 'at most one' ? mints.length <= 1 : mints.length === (wanted === 'none' ? 0 : 1);
     if (!expected) problems.push(`${payment.status} with ${mints.length} confirmed mints (expected ${wanted})`);
     const [mint] = mints;

@@ -13,8 +13,11 @@ export interface ReversalServiceOptions {
   tokensFor: (kobo: bigint) => bigint;
 }
 
-/** What a chargeback event did to its payment. */
-export type DisputeStep = 'held' | 'released' | 'nothing_minted' | 'not_yet';
+/**
+ * What a chargeback event did to its payment: `already_reversed` when money went back before the
+ * chargeback opened (its tokens are being taken back, nothing is left to hold or release).
+ */
+export type DisputeStep = 'held' | 'released' | 'already_reversed' | 'nothing_minted' | 'not_yet';
 
 /**
  * Money that goes back to a buyer after they paid: refunds and chargebacks (src/domain/payment-lifecycle.ts).
@@ -64,7 +67,8 @@ export class ReversalService extends QueueWorker<ReversalRow> {
     if (payment.status === 'minted' && (await this.payments.moveNow(reference, 'disputeOpened'))) {
       this.logger.warn({ reference }, 'payment disputed: its tokens are held');
     }
-    return 'held';
+    // Read again: a reversal may have moved it meanwhile (the move is made by one caller only).
+    return (await this.payments.find(reference))?.status === 'disputed' ? 'held' : 'already_reversed';
   }
 
   /** The merchant won the chargeback: the held tokens are the buyer's again. */
@@ -73,6 +77,7 @@ export class ReversalService extends QueueWorker<ReversalRow> {
     if (!payment) return 'nothing_minted';
     const step = mintStage(payment);
     if (step !== 'minted') return step;
+    if (payment.status === 'reversed') return 'already_reversed';
     await this.payments.moveNow(reference, 'disputeWon');
     return 'released';
   }

@@ -5,15 +5,16 @@ import type { FaultPlan } from '@wallet/horizon-sandbox';
 import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import type { Container } from '../../src/container';
 import type { ReversalRow } from '../../src/db/repositories/reversal.repository';
+import { BAD_DAYS, FAST_JOURNAL } from '../helpers/bad-days';
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { ADMIN, bearer, createUser, userFields, type CreatedUser } from '../helpers/factories';
 import { crashAroundSending, expireLeases, openJournal } from '../helpers/journal-fixtures';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { checkout, createIntent, paymentRow, postWebhook, supplyTokens } from '../helpers/payment-fixtures';
+import { checkout, mintedPurchase, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
 import { LEDGER_APIS, listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
-import { queryDatabase, runCli, scratchDatabase, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
-import { startAppKeepingData, startTestApp, TEST_JWT_SECRET, TEST_WALLET_KEY, type TestApp } from '../helpers/test-app';
+import { queryDatabase, runCli, scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { startAppKeepingData, startTestApp, type TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
@@ -25,32 +26,11 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * database and ledger after each.
  */
 
-const LAG_MS = 1500;
-const SPLIT_MS = 4000;
-/** journal-faults' bad days on which the ledger applied the envelope before the answer went wrong. */
-const AFTER_APPLYING: { name: string; plan: FaultPlan }[] = [
-  { name: '504 after applying', plan: { mode: 'apply-then-504', next: 2 } },
-  { name: 'connection reset after applying', plan: { mode: 'apply-then-reset', next: 2 } },
-  { name: '502 with an HTML body after applying', plan: { mode: 'apply-then-502', next: 2 } },
-  { name: 'ingestion lag', plan: { mode: 'lag', lagMs: LAG_MS, next: 2 } },
-  { name: '504 while ingestion lags', plan: { mode: 'lag-then-504', lagMs: LAG_MS, next: 2 } },
-  { name: 'a split view, 504 after applying', plan: { mode: 'split-then-504', lagMs: SPLIT_MS, next: 2 } },
-];
+/** The bad days on which the ledger applied the clawback before the answer went wrong. */
+const AFTER_APPLYING = BAD_DAYS.filter((day) => day.applied);
 
-/** Short deadlines (journal-faults'), so unclear answers happen and the reconciler takes over within a test. */
-const FAST_JOURNAL = {
-  LEDGER_SUBMIT_TIMEOUT_MS: '600',
-  LEDGER_SETTLE_BASE_MS: '50',
-  LEDGER_ANSWER_WAIT_MS: '1500',
-  LEDGER_LEASE_MS: '1500',
-  LEDGER_RECHECK_MS: '200',
-  RECONCILE_INTERVAL_MS: '250',
-  WEBHOOK_RETRY_BASE_MS: '200',
-  LEDGER_CHANNELS: '2',
-  LEDGER_TX_TIMEOUT_LEDGERS: '4',
-  PAYMENT_FIRST_CHECK_MS: '0',
-  PAYMENT_CHECK_RETRY_MS: '100',
-};
+/** journal-faults' short deadlines, and a provider sweep that asks at once. */
+const FAST = { ...FAST_JOURNAL, PAYMENT_FIRST_CHECK_MS: '0', PAYMENT_CHECK_RETRY_MS: '100' };
 
 /** The buyer's two purchases: the second is refunded, the first stays (and would pay for a second clawback). */
 const KEPT = 700;
@@ -96,8 +76,8 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
    * day it moves on with the outcome unknown and the journal finishes the clawback.
    */
   async function startService({ reset = true } = {}): Promise<TestApp> {
-    const env = { ...ledger.env, ...provider.env, ...FAST_JOURNAL };
-    const waits = { mintWaitMs: Number(FAST_JOURNAL.LEDGER_ANSWER_WAIT_MS) };
+    const env = { ...ledger.env, ...provider.env, ...FAST };
+    const waits = { mintWaitMs: Number(FAST.LEDGER_ANSWER_WAIT_MS) };
     const app = reset ? await startTestApp(env, 'silent', waits) : await startAppKeepingData(env, 'silent', waits);
     apps.push(app);
     app.container.start();
@@ -109,23 +89,8 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   };
 
   /** The merchant refunds a charge in full at the provider, as from its dashboard. */
-  async function refund(reference: string): Promise<void> {
-    const res = await fetch(`${provider.url}/refund`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${provider.secretKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ transaction: reference }),
-    });
-    if (!res.ok) throw new Error(`refund answered ${res.status}: ${await res.text()}`);
-  }
-
-  /** A purchase paid at the provider and minted (verify, as the buyer's browser does). */
-  async function purchase(app: TestApp, buyer: CreatedUser, naira: number): Promise<string> {
-    const intent = await createIntent(app, buyer, naira);
-    await checkout(intent, 'pay');
-    await app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }).expect(200);
-    await eventually(async () => ((await paymentRow(app, intent.reference))?.status === 'minted' ? true : undefined), `purchase ${intent.reference} minted`);
-    return intent.reference;
-  }
+  const refund = (reference: string) => refundAtProvider(provider, reference);
+  const purchase = mintedPurchase;
 
   /** A service with token supply and a buyer holding KEPT + REFUNDED tokens from two purchases, the journal settled. */
   async function buyerWithTwoPurchases(app: TestApp) {
@@ -300,21 +265,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     const HELD_BACK_MS = 3_600_000;
 
     function serviceEnv(databaseUrl: string): Record<string, string> {
-      return {
-        ...FAST_JOURNAL,
-        DATABASE_URL: databaseUrl,
-        ...ledger.env,
-        ...provider.env,
-        JWT_SECRET: TEST_JWT_SECRET,
-        WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        AUTH_RATE_LIMIT: '0',
-        BCRYPT_COST: '4',
-        LOG_LEVEL: 'warn',
-        LEDGER_SUBMIT_TIMEOUT_MS: '1000',
-        LEDGER_ANSWER_WAIT_MS: '2000',
-      };
+      return serviceProcessEnv(databaseUrl, { ...FAST, ...ledger.env, ...provider.env, LEDGER_SUBMIT_TIMEOUT_MS: '1000', LEDGER_ANSWER_WAIT_MS: '2000' });
     }
 
     const deliverToProcess = (service: ServiceProcess) => {

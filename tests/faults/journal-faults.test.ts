@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { parseTokenAmount } from '../../src/domain/amounts';
-import type { FaultPlan } from '@wallet/horizon-sandbox';
+import { BAD_DAYS, FAST_JOURNAL } from '../helpers/bad-days';
 import { queryRows } from '../helpers/database-state';
 import { openJournal } from '../helpers/journal-fixtures';
 import { eventually } from '../helpers/eventually';
@@ -16,36 +16,6 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * service's two adapters (Stellar RPC and Horizon), with callers that retry as phones and browsers do: each movement happens exactly once, has exactly one record, and the
  * audit finds the database and the ledger in agreement.
  */
-
-const LAG_MS = 1500;
-const SPLIT_MS = 4000;
-const BAD_DAYS: { name: string; plan: FaultPlan }[] = [
-  { name: '504 after applying', plan: { mode: 'apply-then-504', next: 2 } },
-  { name: 'connection reset after applying', plan: { mode: 'apply-then-reset', next: 2 } },
-  { name: '502 with an HTML body after applying', plan: { mode: 'apply-then-502', next: 2 } },
-  { name: 'ingestion lag', plan: { mode: 'lag', lagMs: LAG_MS, next: 2 } },
-  { name: '504 while ingestion lags', plan: { mode: 'lag-then-504', lagMs: LAG_MS, next: 2 } },
-  { name: '503 without applying', plan: { mode: 'refuse-503', next: 2 } },
-  { name: 'an answer slower than the submit timeout', plan: { mode: 'slow', slowMs: 1500, next: 2 } },
-  { name: 'TRY_AGAIN_LATER without applying', plan: { mode: 'try-again-later', next: 2 } },
-  // Instances behind one URL at different ledgers: for SPLIT_MS after the ledger that applied it,
-  // lookups by hash reach an instance a ledger behind, every other read one that has it.
-  { name: 'a split view, 504 after applying', plan: { mode: 'split-then-504', lagMs: SPLIT_MS, next: 2 } },
-  { name: 'a split view, answered', plan: { mode: 'split', lagMs: SPLIT_MS, next: 2 } },
-];
-
-/** Short deadlines, so unclear answers happen and the reconciler takes over within a test. */
-const FAST_JOURNAL = {
-  LEDGER_SUBMIT_TIMEOUT_MS: '600',
-  LEDGER_SETTLE_BASE_MS: '50',
-  LEDGER_ANSWER_WAIT_MS: '1500',
-  LEDGER_LEASE_MS: '1500',
-  LEDGER_RECHECK_MS: '200',
-  RECONCILE_INTERVAL_MS: '250',
-  WEBHOOK_RETRY_BASE_MS: '200',
-  LEDGER_CHANNELS: '2',
-  LEDGER_TX_TIMEOUT_LEDGERS: '4',
-};
 
 describe.each(LEDGER_APIS)('through %s', (api) => {
   // One app per bad day (below), not per test: the afterAll audit covers all of the day's writes.

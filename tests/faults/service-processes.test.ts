@@ -5,8 +5,7 @@ import { ADMIN, bearer, userFields } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { checkout } from '../helpers/payment-fixtures';
 import { LEDGER_APIS, startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
-import { queryDatabase, runCli, scratchDatabase, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
-import { TEST_JWT_SECRET, TEST_WALLET_KEY } from '../helpers/test-app';
+import { queryDatabase, runCli, scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
@@ -28,17 +27,9 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   });
 
   function serviceEnv(databaseUrl: string): Record<string, string> {
-    return {
-      DATABASE_URL: databaseUrl,
+    return serviceProcessEnv(databaseUrl, {
       ...ledger.env,
       ...provider.env,
-      JWT_SECRET: TEST_JWT_SECRET,
-      WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      AUTH_RATE_LIMIT: '0',
-      BCRYPT_COST: '4',
-      LOG_LEVEL: 'warn',
       LEDGER_CHANNELS: '2',
       LEDGER_SUBMIT_TIMEOUT_MS: '1000',
       LEDGER_SETTLE_BASE_MS: '50',
@@ -50,7 +41,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       LEDGER_RECHECK_MS: '300',
       RECONCILE_INTERVAL_MS: '300',
       WEBHOOK_RETRY_BASE_MS: '300',
-    };
+    });
   }
 
   interface Client {

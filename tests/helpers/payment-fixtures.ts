@@ -76,3 +76,24 @@ export function postWebhook(app: TestApp, body: string, signature?: string) {
 export async function allPayments(app: TestApp): Promise<PaymentRow[]> {
   return app.container.database.db.select().from(payments);
 }
+
+/** A purchase paid at the provider and verified as the buyer's browser does, waited for until minted; its reference. */
+export async function mintedPurchase(app: TestApp, buyer: CreatedUser, naira: number): Promise<string> {
+  const intent = await createIntent(app, buyer, naira);
+  await checkout(intent, 'pay');
+  await app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }).expect(200);
+  await paymentBecomes(app, intent.reference, 'minted');
+  return intent.reference;
+}
+
+/** The merchant refunds a charge (all of it, or `amountKobo`) through the provider's API, as from its dashboard; the refund's data. */
+export async function refundAtProvider(provider: { url: string; secretKey: string }, reference: string, amountKobo?: number): Promise<Record<string, unknown>> {
+  const res = await fetch(`${provider.url}/refund`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${provider.secretKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ transaction: reference, ...(amountKobo === undefined ? {} : { amount: amountKobo }) }),
+  });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (!res.ok) throw new Error(`refund answered ${res.status}: ${JSON.stringify(json)}`);
+  return json.data;
+}

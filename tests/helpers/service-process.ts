@@ -5,6 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { eventually } from './eventually';
+import { ADMIN } from './factories';
+import { TEST_JWT_SECRET, TEST_WALLET_KEY } from './test-app';
 
 const ROOT = path.resolve(__dirname, '../..');
 /**
@@ -23,6 +25,24 @@ export interface ServiceProcess {
   start(): Promise<void>;
   /** Kills it with `signal` (SIGKILL: no shutdown code runs) and waits for it to be gone. */
   kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * What every service process of the suite runs with: its database, the suite's secrets and admin,
+ * no auth rate limit and cheap hashing; `extra` (the sandboxes, deadlines) on top.
+ */
+export function serviceProcessEnv(databaseUrl: string, extra: Record<string, string>): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: TEST_JWT_SECRET,
+    WALLET_ENCRYPTION_KEY: TEST_WALLET_KEY,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    AUTH_RATE_LIMIT: '0',
+    BCRYPT_COST: '4',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
 }
 
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {

@@ -7,7 +7,7 @@ import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { createIntent, checkout, mintRecords, paymentRow, postWebhook, supplyTokens } from '../helpers/payment-fixtures';
+import { mintedPurchase, mintRecords, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
 import { listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
 import type { TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
@@ -65,19 +65,10 @@ async function control(path: string, body: unknown = {}): Promise<Record<string,
   return json.data;
 }
 
-/** The merchant refunds (all, or `amountKobo` of) a charge at the provider, as from its dashboard. */
-const refund = (reference: string, amountKobo?: number) => control('/refund', { transaction: reference, ...(amountKobo === undefined ? {} : { amount: amountKobo }) });
+const refund = (reference: string, amountKobo?: number) => refundAtProvider(provider, reference, amountKobo);
+const purchase = mintedPurchase;
 const openDispute = async (reference: string) => (await control(sandboxControlPaths.openDispute(reference))).id as number;
 const resolveDispute = (id: number, resolution: DisputeResolution) => control(sandboxControlPaths.resolveDispute(id), { resolution });
-
-/** A purchase paid at the provider and minted (verify, as the buyer's browser does). */
-async function purchase(app: TestApp, buyer: CreatedUser, naira: number): Promise<string> {
-  const intent = await createIntent(app, buyer, naira);
-  await checkout(intent, 'pay');
-  await app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }).expect(200);
-  await eventually(async () => ((await paymentRow(app, intent.reference))?.status === 'minted' ? true : undefined), `purchase ${intent.reference} minted`);
-  return intent.reference;
-}
 
 /** A started app, a buyer who bought `naira` of tokens (minted), and a friend to send them to. */
 async function buyerWithPurchase(naira: number) {
@@ -215,6 +206,8 @@ describe('a chargeback', () => {
     const id = await openDispute(reference);
     await inboxUntil(app, reference, 'disputed');
 
+    const [opened] = (await app.container.webhookEvents.listByReference(reference)).filter((e) => e.event === 'charge.dispute.create');
+    expect(opened).toMatchObject({ status: 'done', outcome: 'held' });
     const held = await app.http.post('/api/ledger/transfer').set(bearer(buyer.token)).send({ receiverPublicKey: friend.ledgerPublicKey, amount: 1 });
     expect(held.status).toBe(400);
     expect(held.body).toEqual({ error: 'Insufficient balance: 400.0000000 WLT are held while a payment of yours is disputed' });
@@ -236,6 +229,24 @@ describe('a chargeback', () => {
     expect(reversal).toMatchObject({ cause: 'chargeback', clawedStroops: 4_000_000_000n, debtStroops: 0n });
     expect(await paymentRow(app, reference)).toMatchObject({ status: 'reversed' });
     expect(await balance(buyer)).toBe('0.0000000');
+    await expectAuditClean(app);
+  });
+});
+
+describe('a chargeback after a partial refund', () => {
+  it('holds nothing (the payment is reversed already: only minted ones are held), and says so', async () => {
+    const { app, buyer, reference } = await buyerWithPurchase(200);
+    await refund(reference, 10_000);
+    await reversalsDone(app, reference, 1);
+    await openDispute(reference);
+    const opened = await eventually(async () => {
+      await app.container.webhookInbox.run();
+      const [event] = (await app.container.webhookEvents.listByReference(reference)).filter((e) => e.event === 'charge.dispute.create');
+      return event?.status === 'done' ? event : undefined;
+    }, 'the dispute event to be worked');
+    expect(opened.outcome).toBe('already_reversed');
+    expect(await paymentRow(app, reference)).toMatchObject({ status: 'reversed' });
+    expect(await app.container.reversalRepo.heldFor(buyer.userId)).toBe(0n);
     await expectAuditClean(app);
   });
 });

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { paymentReversals, payments } from '../schema';
 import { claimDueRows, msFromNow } from './leased-claims';
-import { first, rowsOf } from './rows';
+import { rowsOf } from './rows';
 
 export type ReversalRow = typeof paymentReversals.$inferSelect;
 
@@ -53,14 +53,6 @@ export class ReversalRepository {
         .returning();
       return row;
     });
-  }
-
-  async find(id: string): Promise<ReversalRow | undefined> {
-    return first(this.db.select().from(paymentReversals).where(eq(paymentReversals.id, id)));
-  }
-
-  async findByKey(key: string): Promise<ReversalRow | undefined> {
-    return first(this.db.select().from(paymentReversals).where(eq(paymentReversals.key, key)));
   }
 
   async listByReference(reference: string): Promise<ReversalRow[]> {
