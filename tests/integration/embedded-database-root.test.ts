@@ -55,7 +55,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm start` in `dir`, configured with nothing but the port; resolves once /healthz answers. */
+/** `npm start` in `dir`, configured with nothing but the port; resolves once it says it listens and /healthz answers. */
 async function npmStart(dir: string, port: number): Promise<{ child: ChildProcess; output: string[]; url: string }> {
   const output: string[] = [];
   const env = { PATH: process.env.PATH ?? '', HOME: home, PORT: String(port), LOG_LEVEL: 'info' };
@@ -66,6 +66,9 @@ async function npmStart(dir: string, port: number): Promise<{ child: ChildProces
   const url = `http://127.0.0.1:${port}`;
   await eventually(async () => {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output.join('')}`);
+    // Its own line first: the port came free from the probe, and another test's server may have
+    // taken it meanwhile (Node 24 CI: /healthz answered before this service had its database).
+    if (!output.join('').includes(`wallet service listening on port ${port}`)) return undefined;
     return (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) || undefined;
   }, 'the service to answer /healthz').catch((err: Error) => {
     throw new Error(`${err.message}; it printed:\n${output.join('').slice(-3000)}`);
