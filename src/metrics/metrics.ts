@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HistoryWindowReading } from '../ledger/history-window';
 import type { TreasuryReading } from '../ledger/treasury';
+import { registerEventLoopDelay } from './event-loop-delay';
 import { PAYMENT_STATUSES, type PaymentAlerts, type PaymentStatus } from './payment-counts';
 import { routeLabel } from './route-label';
 
@@ -24,11 +25,15 @@ let processRegistry: Registry | undefined;
 /**
  * Node.js process metrics (CPU, memory, event loop lag, GC) describe the process, not one app:
  * one registry per process, shared by every app in it (tests build many apps in one process).
+ * prom-client's nodejs_eventloop_lag_* stay as they were (dashboards may read them), but they
+ * sample every 10 ms, include those 10 ms and reset at every scrape; event_loop_delay_seconds
+ * is the loop's delay to judge (event-loop-delay.ts).
  */
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    registerEventLoopDelay(processRegistry);
   }
   return processRegistry;
 }
