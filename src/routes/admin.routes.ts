@@ -5,7 +5,7 @@ import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import type { PaymentService } from '../services/payment.service';
 import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
-import { toAdminTransaction, toTransactionRecord, transactionRecordSchema } from './transaction-record';
+import { adminTransactionOf, transactionRecordOf, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
@@ -98,7 +98,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       summary: "All users' transaction records, newest first, with the owner nested as `user`",
       item: transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() }),
       fetch: ({ limit, offset }) => admins.allTransactions(limit, offset),
-      toItem: toAdminTransaction,
+      toItem: adminTransactionOf,
     }),
     pagedRoute({
       path: '/users/:userId/transactions',
@@ -107,7 +107,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       params: userIdParams,
       item: transactionRecordSchema,
       fetch: ({ limit, offset }, req) => admins.userTransactions(req.params.userId, limit, offset),
-      toItem: toTransactionRecord,
+      toItem: transactionRecordOf,
     }),
     pagedRoute({
       path: '/payments',

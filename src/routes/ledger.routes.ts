@@ -13,7 +13,7 @@ import type { LedgerService } from '../services/ledger.service';
 import { defineRoute } from './define-route';
 import { pagedRoute } from './route-kinds';
 import type { Access, RouteDef } from './route-table';
-import { toTransactionRecord, transactionRecordSchema } from './transaction-record';
+import { transactionRecordOf, transactionRecordSchema } from './transaction-record';
 
 const publicKeySchema = z.string().max(56).refine(isStellarPublicKey, 'must be a valid Stellar public key (G...)');
 const publicKeyParams = z.object({ publicKey: publicKeySchema }).strict();
@@ -67,9 +67,9 @@ export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps
       item: transactionRecordSchema,
       fetch: ({ limit, offset }, req, res) => {
         if (req.params.userId !== principalOf(res).id) throw new AppError('FORBIDDEN', "You can only read your own transactions");
-        return ledger.listForUser(req.params.userId, limit, offset);
+        return ledger.transactionPage(req.params.userId, limit, offset);
       },
-      toItem: toTransactionRecord,
+      toItem: transactionRecordOf,
     }),
     defineRoute({
       method: 'post',

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { isUniqueViolation } from '../db/client';
 import type { AdminRepository } from '../db/repositories/admin.repository';
-import type { RecordRow, TransactionRepository } from '../db/repositories/transaction.repository';
+import type { OwnedRecordTuple, RecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { UserChanges, UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { AppError } from '../errors/app-error';
@@ -127,9 +127,9 @@ export class AdminService {
     return keys;
   }
 
-  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<RecordRow>> {
+  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<RecordTuple>> {
     const [items, total] = await Promise.all([
-      this.transactions.listForUser(userId, limit, offset),
+      this.transactions.userPage(userId, limit, offset),
       this.transactions.countForUser(userId),
     ]);
     // A deleted user's history stays readable; an id that never had anything is not found.
@@ -137,8 +137,8 @@ export class AdminService {
     return { items, total };
   }
 
-  async allTransactions(limit: number, offset: number) {
-    const [items, total] = await Promise.all([this.transactions.listAll(limit, offset), this.transactions.countAll()]);
+  async allTransactions(limit: number, offset: number): Promise<Page<OwnedRecordTuple>> {
+    const [items, total] = await Promise.all([this.transactions.adminPage(limit, offset), this.transactions.countAll()]);
     return { items, total };
   }
 }

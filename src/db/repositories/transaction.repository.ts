@@ -1,6 +1,7 @@
-import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import type { Pool } from 'pg';
 import type { Database } from '../client';
-import { ledgerEntries as transactions, RECORD_KINDS, users } from '../schema';
+import { ledgerEntries as transactions, RECORD_KINDS } from '../schema';
 
 /** A transaction record is a journal entry of a token-moving kind (see ledgerEntries). */
 export type TransactionRow = typeof transactions.$inferSelect;
@@ -38,6 +39,58 @@ function recordRow(raw: RawRecordRow): RecordRow {
   };
 }
 
+/**
+ * One record of a list page as PostgreSQL hands it over in array mode, in this column order:
+ * id, ledger_transaction_id, from_public_key, to_public_key, amount_stroops (int8 as text),
+ * asset_code, user_id, created_at (already `toISOString()`'s text, formatted by PostgreSQL),
+ * status. No row object, no Date, no BigInt: src/routes/transaction-record.ts shapes it.
+ */
+export type RecordTuple = [
+  id: string,
+  ledgerTransactionId: string,
+  fromPublicKey: string,
+  toPublicKey: string,
+  amountStroops: string,
+  assetCode: string,
+  userId: string | null,
+  createdAt: string,
+  status: TransactionRow['status'],
+];
+
+/** A record of the admin list: the record's columns, then its owner's username and e-mail (null once the owner is deleted). */
+export type OwnedRecordTuple = [...RecordTuple, username: string | null, email: string | null];
+
+/**
+ * The record columns of a page, in RecordTuple's order. created_at as `Date.prototype.toISOString()`
+ * writes it (UTC, milliseconds, 'Z'): `MS` truncates the microseconds as JavaScript's Date parsing
+ * of the full text did.
+ */
+const RECORD_COLUMNS = `e.id, e.ledger_transaction_id, e.from_public_key, e.to_public_key, e.amount_stroops::text, e.asset_code, e.user_id,
+  to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), e.status`;
+
+/**
+ * The pages' SQL, as named prepared statements (parsed and planned once per connection). The
+ * kinds are RECORD_KINDS as literals: the partial indexes' predicate, so the indexes serve.
+ */
+const USER_PAGE = {
+  name: 'user_record_page',
+  text: `select ${RECORD_COLUMNS}
+  from ledger_entries e
+  where e.user_id = $1 and e.kind in ('transfer', 'payment_mint', 'admin_mint')
+  order by e.created_at desc, e.id desc
+  limit $2 offset $3`,
+  rowMode: 'array',
+} as const;
+const ADMIN_PAGE = {
+  name: 'admin_record_page',
+  text: `select ${RECORD_COLUMNS}, u.username, u.email
+  from ledger_entries e left join users u on u.id = e.user_id
+  where e.kind in ('transfer', 'payment_mint', 'admin_mint')
+  order by e.created_at desc, e.id desc
+  limit $1 offset $2`,
+  rowMode: 'array',
+} as const;
+
 /** Matches the partial indexes' predicate, so they serve the lists. */
 const isRecord = inArray(transactions.kind, [...RECORD_KINDS]);
 
@@ -51,7 +104,11 @@ export class TransactionRepository {
    */
   private total: { value: number; countedAt: number; refreshing?: Promise<number> } | undefined;
 
+  /** The pool under Drizzle: the pages run on it directly, in array mode. */
+  private readonly pool: Pool;
+
   constructor(private readonly db: Database) {
+    this.pool = (db as unknown as { $client: Pool }).$client;
     this.countForUserQuery = db
       .select({ n: count() })
       .from(transactions)
@@ -76,24 +133,26 @@ export class TransactionRepository {
     return result.rows.map(recordRow);
   }
 
+  /**
+   * One page of a user's records, newest first, as the list route answers it (and the bench's
+   * route ceiling reads it): rows in array mode, timestamps and int8 as PostgreSQL's text, shaped
+   * by transactionRecordOf (src/routes/transaction-record.ts) with no row object in between.
+   */
+  async userPage(userId: string, limit: number, offset: number): Promise<RecordTuple[]> {
+    return (await this.pool.query<RecordTuple>({ ...USER_PAGE, values: [userId, limit, offset] })).rows;
+  }
+
+  /** One page of every user's records with the owner's username and e-mail, newest first (the admin list). */
+  async adminPage(limit: number, offset: number): Promise<OwnedRecordTuple[]> {
+    return (await this.pool.query<OwnedRecordTuple>({ ...ADMIN_PAGE, values: [limit, offset] })).rows;
+  }
+
   /** X-Total-Count of every page of a user's list: prepared once (no query building, no parse or plan per request). */
   private readonly countForUserQuery;
 
   async countForUser(userId: string): Promise<number> {
     const [row] = await this.countForUserQuery.execute({ userId });
     return row?.n ?? 0;
-  }
-
-  /** All users' records with the owner's name and e-mail (null once the owner is deleted). */
-  async listAll(limit: number, offset: number) {
-    return this.db
-      .select({ record: transactions, owner: { username: users.username, email: users.email } })
-      .from(transactions)
-      .leftJoin(users, eq(users.id, transactions.userId))
-      .where(isRecord)
-      .orderBy(desc(transactions.createdAt), desc(transactions.id))
-      .limit(limit)
-      .offset(offset);
   }
 
   async countAll(): Promise<number> {
