@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { withLoopDelay, type LoopDelay } from './event-loop';
 import { assertLoopback } from './http';
 
 /** What the report keeps of one load run, whichever tool produced it. Latencies in ms. */
@@ -18,6 +19,8 @@ export interface LoadFigures {
   max: number;
   mean: number;
   statusCodes: Record<string, number>;
+  /** The service's event loop delay during the run (runLoad with `loopOf`). */
+  loop?: LoopDelay;
 }
 
 export interface LoadOptions {
@@ -36,6 +39,8 @@ export interface LoadOptions {
   requests?: autocannon.Request[];
   /** Open-loop probing at a fixed rate (a latency probe, not a throughput test). */
   overallRate?: number;
+  /** The service whose event loop delay the run records (its base URL; /metrics is read before and after). */
+  loopOf?: string;
 }
 
 /** A running autocannon: `stop()` ends it early (a probe running beside another load). */
@@ -75,8 +80,9 @@ export function startLoad(options: LoadOptions): RunningLoad {
   return { done, stop: () => instance?.stop() };
 }
 
-export function runLoad(options: LoadOptions): Promise<LoadFigures> {
-  return startLoad(options).done;
+export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
+  const { result, loop } = await withLoopDelay(options.loopOf, () => startLoad(options).done);
+  return loop ? { ...result, loop } : result;
 }
 
 function figuresOf(label: string, r: autocannon.Result): LoadFigures {

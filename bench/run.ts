@@ -2,19 +2,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDatabaseUrl } from './database';
-import { gitCommit, machineInfo, printResult, printSummary, writeResult } from './report';
+import { gitCommit, loadLine, machineInfo, printMedians, printResult, printSummary, writeResult, type RepeatedRun } from './report';
 import { SCENARIOS } from './scenarios';
 import type { ScenarioResult } from './scenarios/types';
 import { cleanUpAfterInterrupt, stopAllChildren } from './service';
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--scenario NAME[,NAME]] [--database-url postgres://postgres@127.0.0.1:5432/bench]
-                                 [--service-dir DIR] [--keep-temp] [--cpu-prof DIR]]
+                                 [--service-dir DIR] [--keep-temp] [--cpu-prof DIR] [--repeat N]]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
   --smoke          tiny counts, 1-2 s loads: proves the harness works; exits 0 whatever the figures
   --database-url   run on a PostgreSQL server (loopback only); the database is dropped and recreated per instance
   --service-dir    the repository to start (default: this one), e.g. a scratch copy with a proposed fix
   --keep-temp      keep each instance's DATA_DIR and service.log under the OS temp directory
-  --cpu-prof DIR   start the services with node --cpu-prof, profiles written to DIR (open in Chrome DevTools)`;
+  --cpu-prof DIR   start the services with node --cpu-prof, profiles written to DIR (open in Chrome DevTools)
+  --repeat N       run each scenario N times (its service and same-run baselines alternate within every run),
+                   the 1-minute load average printed before each; then the median of every figure, judged`;
 
 function parse() {
   const { values } = parseArgs({
@@ -25,6 +27,7 @@ function parse() {
       'service-dir': { type: 'string' },
       'keep-temp': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
+      repeat: { type: 'string', default: '1' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -35,6 +38,8 @@ function parse() {
   const names = (values.scenario ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${USAGE}`);
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 50) throw new Error(`--repeat must be a whole number from 1 to 50, got ${values.repeat}\n${USAGE}`);
   const databaseUrl = values['database-url'];
   if (databaseUrl) parseDatabaseUrl(databaseUrl);
   return {
@@ -43,6 +48,7 @@ function parse() {
     databaseUrl,
     serviceDir: path.resolve(values['service-dir'] ?? path.join(__dirname, '..')),
     keepTemp: values['keep-temp'],
+    repeat,
     serviceNodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
   };
 }
@@ -69,40 +75,47 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   const database = options.databaseUrl ? `postgres (${new URL(options.databaseUrl).host})` : 'embedded PostgreSQL';
   console.log(`wallet-service bench${options.smoke ? ' (smoke)' : ''}: ${machine.cpuCount} x ${machine.cpuModel}, ${machine.totalMemoryGiB} GiB, node ${machine.node}, ${database}`);
-  console.log(`load average now: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (the lead runs the full bench on a quiet machine)`);
+  console.log(`load average now: ${loadLine(os.loadavg())} (the lead runs the full bench on a quiet machine)`);
 
   const outcomes: { scenario: string; result?: ScenarioResult; error?: string; file?: string }[] = [];
   for (const scenario of options.scenarios) {
-    if (abort.signal.aborted) break;
-    const t0 = Date.now();
-    const before = os.loadavg();
-    console.log(`\n--- ${scenario.name}: ${scenario.summary}`);
-    try {
-      const result = await scenario.run({
-        bench: { serviceDir: options.serviceDir, databaseUrl: options.databaseUrl, keepTemp: options.keepTemp, serviceNodeArgs: options.serviceNodeArgs },
-        smoke: options.smoke,
-        signal: abort.signal,
-        log: (m) => console.log(`  [${scenario.name} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`),
-      });
-      printResult(result);
-      const file = writeResult(stamp, result, {
-        command,
-        date: new Date().toISOString(),
-        machine,
-        commit: gitCommit(options.serviceDir),
-        serviceDir: options.serviceDir,
-        smoke: options.smoke,
-        database,
-        loadAverage: { before, after: os.loadavg() },
-        durationS: Math.round((Date.now() - t0) / 100) / 10,
-      });
-      outcomes.push({ scenario: scenario.name, result, file });
-    } catch (err) {
-      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      console.error(`  ${scenario.name} failed: ${message}`);
-      outcomes.push({ scenario: scenario.name, error: err instanceof Error ? err.message.split('\n')[0] : String(err) });
-      await stopAllChildren();
+    const runs: RepeatedRun[] = [];
+    for (let run = 1; run <= options.repeat; run++) {
+      if (abort.signal.aborted) break;
+      const t0 = Date.now();
+      const before = os.loadavg();
+      const name = options.repeat > 1 ? `${scenario.name} #${run}/${options.repeat}` : scenario.name;
+      console.log(`\n--- ${name}: ${scenario.summary}`);
+      console.log(`  load average before: ${loadLine(before)}`);
+      try {
+        const result = await scenario.run({
+          bench: { serviceDir: options.serviceDir, databaseUrl: options.databaseUrl, keepTemp: options.keepTemp, serviceNodeArgs: options.serviceNodeArgs },
+          smoke: options.smoke,
+          signal: abort.signal,
+          log: (m) => console.log(`  [${name} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`),
+        });
+        printResult(result);
+        const file = writeResult(options.repeat > 1 ? `${stamp}-run${run}` : stamp, result, {
+          command,
+          date: new Date().toISOString(),
+          machine,
+          commit: gitCommit(options.serviceDir),
+          serviceDir: options.serviceDir,
+          smoke: options.smoke,
+          database,
+          loadAverage: { before, after: os.loadavg() },
+          durationS: Math.round((Date.now() - t0) / 100) / 10,
+        });
+        outcomes.push({ scenario: name, result, file });
+        runs.push({ run, loadBefore: before, result });
+      } catch (err) {
+        const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        console.error(`  ${name} failed: ${message}`);
+        outcomes.push({ scenario: name, error: err instanceof Error ? err.message.split('\n')[0] : String(err) });
+        await stopAllChildren();
+      }
     }
+    if (options.repeat > 1 && runs.length > 0) printMedians(scenario.name, runs);
   }
   printSummary(outcomes);
   console.log(`\ntotal ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);

@@ -213,6 +213,8 @@ export class ServiceInstance {
       ...process.env,
       NODE_ENV: 'development',
       PORT: String(this.port),
+      // One service process unless a scenario asks for more (read-path-cores).
+      WEB_CONCURRENCY: '',
       PUBLIC_BASE_URL: this.baseUrl,
       DATA_DIR: this.dataDir,
       DATABASE_URL: this.bench.databaseUrl ?? '',
@@ -381,9 +383,14 @@ export class LedgerSandboxProcess {
   }
 }
 
+/** The ceilings: {"status":"ok"} from node:http alone or from bare Express, or the transaction list's own (see its file). */
+export type CeilingKind = 'bare-http' | 'bare-express' | 'transaction-list';
+
 /**
- * A ceiling for the read path: a bare node:http server, or the project's Express with nothing on
- * it, each answering {"status":"ok"} in its own process, measured in the same run as the service.
+ * A ceiling for the read path, in its own process, measured in the same run as the service and
+ * started only while measured. Each answers GET /healthz (its readiness probe); transaction-list
+ * also serves the list with the service's repository and shaping, from the checkout under test
+ * when it has the file (an A/B run measures the copy's code), else this one's.
  */
 export class CeilingProcess {
   private child: ChildProcess | undefined;
@@ -393,11 +400,12 @@ export class CeilingProcess {
     readonly port: number,
   ) {}
 
-  static async launch(bench: BenchEnvironment, kind: 'bare-http' | 'bare-express'): Promise<CeilingProcess> {
+  static async launch(bench: BenchEnvironment, kind: CeilingKind, args: string[] = []): Promise<CeilingProcess> {
     const root = makeTempRoot(kind, bench.keepTemp);
     const ceiling = new CeilingProcess(root, await freePort());
-    const entry = path.join(__dirname, 'ceilings', `${kind}.ts`);
-    ceiling.child = spawnTs(bench.serviceDir, entry, [String(ceiling.port)], process.env, path.join(root, `${kind}.log`));
+    const inCheckout = path.join(bench.serviceDir, 'bench', 'ceilings', `${kind}.ts`);
+    const entry = fs.existsSync(inCheckout) ? inCheckout : path.join(__dirname, 'ceilings', `${kind}.ts`);
+    ceiling.child = spawnTs(bench.serviceDir, entry, [String(ceiling.port), ...args], process.env, path.join(root, `${kind}.log`));
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (Date.now() < deadline) {
       if (exited(ceiling.child)) throw new Error(`${kind} exited during start:\n${tail(path.join(root, `${kind}.log`))}`);
@@ -417,4 +425,21 @@ export class CeilingProcess {
     if (this.child) await stopChild(this.child);
     removeTempRoot(this.root);
   }
+}
+
+/** The processes a service process started (cluster workers, a sandbox host...): their command lines, from /proc. */
+export function childProcesses(pid: number): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The parent's pid is the 2nd field after the command name, which is in parentheses and may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).slice(1).join(' '));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
 }

@@ -17,6 +17,11 @@ export interface TargetCheck {
   /** The measured figure, with the baseline it is compared to when there is one. */
   figure: string;
   pass: boolean;
+  /**
+   * The figure as a number with its threshold, when it has one: `--repeat` judges the median of
+   * the runs' values against the threshold (higher or lower is better).
+   */
+  measure?: { value: number; threshold: number; better: 'higher' | 'lower'; unit?: string };
 }
 
 export type Cell = string | number;
