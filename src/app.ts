@@ -1,12 +1,9 @@
-import cors from 'cors';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import helmet from 'helmet';
 import { errorShapeForGroup } from './http/error-shapes';
 import type { Logger } from './logger';
 import type { ServiceMetrics } from './metrics/metrics';
-import { labelMatchedRoutes } from './metrics/route-label';
 import { errorHandler, notFound } from './middleware/error-handler';
-import { installRequestContext } from './middleware/request-context';
+import { requestLayer } from './middleware/request-layer';
 import { docsRouter } from './routes/docs.routes';
 import { buildRouter, type RouteDef, type RouteGuards } from './routes/route-table';
 import { pagesRouter } from './routes/pages.routes';
@@ -45,15 +42,13 @@ export interface Readiness {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: Express hashed every body (sha1 of a 40 kB list page) for conditional requests no
+  // client of this API makes (the spec has no ETag or If-None-Match; answers are per-user and mostly no-store).
+  app.set('etag', false);
   if (deps.trustProxy !== undefined) app.set('trust proxy', parseTrustProxy(deps.trustProxy));
   for (const [path, router] of Object.entries(deps.outsideApps ?? {})) app.use(path, router, outsideNotFound, outsideError);
-  installRequestContext(app, deps.logger);
-  if (deps.metrics) {
-    labelMatchedRoutes(app);
-    app.use(deps.metrics.observeRequests);
-  }
-  app.use(helmet());
-  app.use(cors({ origin: deps.corsOrigins.length > 0 ? deps.corsOrigins : false, exposedHeaders: ['X-Request-Id', 'X-Total-Count'] }));
+  // Request id and line, metrics, security headers and CORS: one layer (src/middleware/request-layer.ts).
+  app.use(requestLayer(app, { logger: deps.logger, metrics: deps.metrics, corsOrigins: deps.corsOrigins }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

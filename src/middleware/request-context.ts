@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '../logger';
 
@@ -26,19 +27,23 @@ interface ContextHolder {
   [CONTEXT]?: { binding: RequestBinding; logger: Logger; child?: Logger };
 }
 
+/** Starts a request's context: called by the app's request layer (src/middleware/request-layer.ts), first thing. */
+export type StartRequest = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
  * Gives every request an id (the caller's X-Request-Id when it is sane, else a new UUID), echoes
  * it on the response, and logs one line per request when it ends, in pino-http's shape
  * (`req`, `res.statusCode`, `responseTime`, "request completed" / "request errored" /
- * "request aborted"). Installed on the app (not only `app.use`) because `req.log` is a getter on
- * the app's request prototype: the child logger carrying the request is made only when something
- * logs through it (the error handler), never on the way of an ordinary request.
+ * "request aborted"). Installed on the app because `req.log` is a getter on the app's request
+ * prototype: the child logger carrying the request is made only when something logs through it
+ * (the error handler), never on the way of an ordinary request. Returns what the request layer
+ * calls per request (not a layer of its own).
  *
  * Written here rather than with pino-http, which made a child logger and serialised the whole
  * request (headers included) for every request before a line was even due: with the line itself,
  * ~10% of the CPU of `GET /healthz` under load (`--cpu-prof`, BENCHMARKS.md).
  */
-export function installRequestContext(app: Express, logger: Logger): void {
+export function installRequestContext(app: Express, logger: Logger): StartRequest {
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: ContextHolder): Logger | undefined {
@@ -50,30 +55,29 @@ export function installRequestContext(app: Express, logger: Logger): void {
   // The request line has a fixed shape (id, method, path without the query, status, time) that
   // holds no credential, so it skips the redaction pass every other line gets (a third of its cost).
   const lineLogger = logger.child({}, { redact: { paths: [] } });
-  app.use((req, res, next) => {
+  return (req, res) => {
     const startedAt = Date.now();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
     res.setHeader('X-Request-Id', id);
     req.id = id;
-    const url = req.url;
-    const binding: RequestBinding = { id, method: req.method, path: url.split('?')[0]! };
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const binding: RequestBinding = { id, method: req.method ?? '', path: query === -1 ? url : url.slice(0, query) };
     (req as ContextHolder)[CONTEXT] = { binding, logger };
     // A scraper polls /metrics every few seconds. (The embedded sandboxes never get here: the app
-    // serves them ahead of this middleware, as the outside systems they stand for.)
-    if (url !== '/metrics') {
-      res.once('close', () => {
-        const statusCode = res.statusCode;
-        const responseTime = Date.now() - startedAt;
-        if (!res.writableFinished) {
-          lineLogger.error({ req: binding, res: { statusCode }, err: { type: 'Error', message: 'request aborted' }, responseTime }, 'request aborted');
-        } else if (statusCode >= 500) {
-          lineLogger.error({ req: binding, res: { statusCode }, err: { type: 'Error', message: `failed with status code ${statusCode}` }, responseTime }, 'request errored');
-        } else {
-          lineLogger[statusCode >= 400 ? 'warn' : 'info']({ req: binding, res: { statusCode }, responseTime }, 'request completed');
-        }
-      });
-    }
-    next();
-  });
+    // serves them ahead of the request layer, as the outside systems they stand for.)
+    if (url === '/metrics') return;
+    res.once('close', () => {
+      const statusCode = res.statusCode;
+      const responseTime = Date.now() - startedAt;
+      if (!res.writableFinished) {
+        lineLogger.error({ req: binding, res: { statusCode }, err: { type: 'Error', message: 'request aborted' }, responseTime }, 'request aborted');
+      } else if (statusCode >= 500) {
+        lineLogger.error({ req: binding, res: { statusCode }, err: { type: 'Error', message: `failed with status code ${statusCode}` }, responseTime }, 'request errored');
+      } else {
+        lineLogger[statusCode >= 400 ? 'warn' : 'info']({ req: binding, res: { statusCode }, responseTime }, 'request completed');
+      }
+    });
+  };
 }
