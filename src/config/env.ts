@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { Networks } from '@stellar/stellar-sdk';
@@ -13,9 +14,18 @@ const optionalUrl = z.url().optional();
 /** A decimal amount as text, never parsed to a float. */
 const decimalText = z.string().regex(/^\d+(\.\d{1,7})?$/, 'must be a decimal number with at most 7 fractional digits');
 
+/** Service processes on the port: a whole number from 1, or `auto` (one per CPU this process may use). */
+const webConcurrency = z
+  .string()
+  .trim()
+  .regex(/^(auto|[1-9]\d*)$/, 'must be a whole number of service processes, 1 or more, or auto (one per CPU)')
+  .transform((v) => (v === 'auto' ? os.availableParallelism() : Number(v)))
+  .refine((n) => n <= 256, 'must be at most 256 service processes');
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  WEB_CONCURRENCY: webConcurrency.default(1),
   PUBLIC_BASE_URL: optionalUrl,
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string').optional(),
@@ -123,6 +133,11 @@ export interface Config {
   env: Env['NODE_ENV'];
   isProduction: boolean;
   port: number;
+  /**
+   * Service processes sharing the port (node:cluster); 1 = this process serves, with no cluster
+   * primary. Each one has its own database pool, password hashing threads and background workers.
+   */
+  webConcurrency: number;
   publicBaseUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -218,6 +233,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     env: env.NODE_ENV,
     isProduction: env.NODE_ENV === 'production',
     port: env.PORT,
+    webConcurrency: env.WEB_CONCURRENCY,
     publicBaseUrl,
     dataDir,
     databaseUrl: env.DATABASE_URL,
@@ -273,7 +289,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     callbackRateLimit: env.CALLBACK_RATE_LIMIT,
     webhookRateLimit: env.WEBHOOK_RATE_LIMIT,
     bcryptCost: env.BCRYPT_COST,
-    passwordHashThreads: env.PASSWORD_HASH_THREADS,
+    // N processes each with one hashing thread per core would run N threads per core: unset, the cores are shared out.
+    passwordHashThreads:
+      env.PASSWORD_HASH_THREADS ?? (env.WEB_CONCURRENCY > 1 ? Math.max(1, Math.floor(os.availableParallelism() / env.WEB_CONCURRENCY)) : undefined),
     logLevel: env.LOG_LEVEL,
     corsOrigins: (env.CORS_ORIGINS ?? '')
       .split(',')

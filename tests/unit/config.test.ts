@@ -52,6 +52,25 @@ describe('configuration', () => {
     expect(config.requireHttpsForSecrets).toBe(true);
   });
 
+  describe('WEB_CONCURRENCY', () => {
+    it('runs one process by default; auto is one per CPU this process may use', () => {
+      expect(loadConfig({ DATA_DIR: tmp() }).webConcurrency).toBe(1);
+      expect(loadConfig({ DATA_DIR: tmp(), WEB_CONCURRENCY: '3' }).webConcurrency).toBe(3);
+      expect(loadConfig({ DATA_DIR: tmp(), WEB_CONCURRENCY: 'auto' }).webConcurrency).toBe(os.availableParallelism());
+    });
+
+    it.each(['0', '-2', '1.5', 'two', 'max', '1e3'])('refuses %p, saying what it takes', (value) => {
+      expect(() => parseEnv({ WEB_CONCURRENCY: value })).toThrow(/WEB_CONCURRENCY: must be a whole number of service processes, 1 or more, or auto/);
+    });
+
+    it('shares the password hashing threads out among the processes unless PASSWORD_HASH_THREADS says', () => {
+      const cores = os.availableParallelism();
+      expect(loadConfig({ DATA_DIR: tmp() }).passwordHashThreads).toBeUndefined();
+      expect(loadConfig({ DATA_DIR: tmp(), WEB_CONCURRENCY: String(cores * 2) }).passwordHashThreads).toBe(1);
+      expect(loadConfig({ DATA_DIR: tmp(), WEB_CONCURRENCY: '2', PASSWORD_HASH_THREADS: '3' }).passwordHashThreads).toBe(3);
+    });
+  });
+
   it('treats empty values as unset', () => {
     expect(parseEnv({ DATABASE_URL: '', PORT: '' }).PORT).toBe(3000);
   });
