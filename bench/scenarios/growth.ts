@@ -82,7 +82,7 @@ export const growth: Scenario = {
           const url = `${svc.baseUrl}${r.path}`;
           const headers: Record<string, string> = r.token ? { authorization: `Bearer ${r.token}` } : {};
           if (s.warmupS > 0) await runLoad({ label: 'warm-up', url, connections: s.connections, durationS: s.warmupS, headers });
-          load[r.key] = await runLoad({ label: r.label, url, connections: s.connections, durationS: s.durationS, headers });
+          load[r.key] = await runLoad({ label: r.label, url, connections: s.connections, durationS: s.durationS, headers, loopOf: svc.baseUrl });
         }
         curve.push({ stage, rows: seeded.rows, seedSeconds, explain: seeded.explain, load });
       }

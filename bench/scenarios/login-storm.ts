@@ -46,7 +46,7 @@ export const loginStorm: Scenario = {
 
       const probe = { url: `${svc.baseUrl}/healthz`, connections: s.probeConnections, overallRate: s.probeRate };
       ctx.log(`baseline: /healthz probe at ${s.probeRate} req/s for ${s.idleProbeS} s with no logins`);
-      const idle = await runLoad({ ...probe, label: 'GET /healthz probe, idle (baseline)', durationS: s.idleProbeS });
+      const idle = await runLoad({ ...probe, label: 'GET /healthz probe, idle (baseline)', durationS: s.idleProbeS, loopOf: svc.baseUrl });
 
       ctx.log(`storm: ${s.logins} logins, ${s.concurrency} at a time, probe running`);
       const during = startLoad({ ...probe, label: 'GET /healthz probe, during the storm', durationS: 300 });
@@ -57,6 +57,8 @@ export const loginStorm: Scenario = {
         connections: s.concurrency,
         amount: s.logins,
         maxSeconds: 180,
+        // The storm's own window (the probe runs through it): the loop's delay while passwords are checked.
+        loopOf: svc.baseUrl,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         requests: [

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type autocannon from 'autocannon';
+import { loopDelayBetween, scrapeLoopDelay } from '../event-loop';
 import { expectStatus, request, sleep } from '../http';
 import { round, startLoad, type LoadFigures } from '../load';
 import { loadRow } from '../report';
@@ -124,6 +125,8 @@ export const soak: Scenario = {
       const idleMiB = rssMiB(pid);
 
       ctx.log(`mixed traffic: ${s.connections} connections, ${s.durationS} s; RSS every ${s.sampleEveryS} s (now ${idleMiB} MiB idle)`);
+      // The loop's delay over the whole run: scraped before the load starts and once it ends.
+      const loopBefore = await scrapeLoopDelay(svc.baseUrl);
       const t0 = performance.now();
       const load = startLoad({ label: 'mixed traffic (8 requests per pass)', url: svc.baseUrl, connections: s.connections, durationS: s.durationS, requests: mixedRequests(users) });
       let finished = false;
@@ -133,6 +136,8 @@ export const soak: Scenario = {
       let figures: LoadFigures;
       try {
         figures = await load.done;
+        const loop = loopDelayBetween(loopBefore, await scrapeLoopDelay(svc.baseUrl));
+        if (loop) figures = { ...figures, loop };
       } finally {
         finished = true;
         ctx.signal.removeEventListener('abort', onAbort);

@@ -1,3 +1,4 @@
+import { withLoopDelay } from '../event-loop';
 import { request } from '../http';
 import { LedgerWatch } from '../ledger-watch';
 import { summarize, type LoadFigures, type Sample } from '../load';
@@ -60,12 +61,12 @@ async function throughputPart(bench: BenchEnvironment, s: { users: number; durat
     ctx.log(`LEDGER_CLOSE_MS=0: ${s.users} funded users`);
     const users = await fundedUsers(svc, 'tf', s.users);
     ctx.log(`baseline: one user transferring alone for ${s.baselineS} s`);
-    const alone = await closedLoop(svc, users.slice(0, 1), users.slice(0, 2), s.baselineS, ctx.signal);
+    const alone = await withLoopDelay(svc.baseUrl, () => closedLoop(svc, users.slice(0, 1), users.slice(0, 2), s.baselineS, ctx.signal));
     ctx.log(`${s.users} users transferring at once for ${s.durationS} s`);
-    const all = await closedLoop(svc, users, users, s.durationS, ctx.signal);
+    const all = await withLoopDelay(svc.baseUrl, () => closedLoop(svc, users, users, s.durationS, ctx.signal));
     return {
-      baseline: summarize('1 user, transfers one after another (baseline)', alone.samples, alone.seconds),
-      concurrent: summarize(`${s.users} users at once, each one after another`, all.samples, all.seconds),
+      baseline: { ...summarize('1 user, transfers one after another (baseline)', alone.result.samples, alone.result.seconds), loop: alone.loop },
+      concurrent: { ...summarize(`${s.users} users at once, each one after another`, all.result.samples, all.result.seconds), loop: all.loop },
     };
   } finally {
     await svc.dispose();
@@ -81,16 +82,18 @@ async function confirmationPart(bench: BenchEnvironment, s: { users: number; rou
     watch = await LedgerWatch.start(svc.horizonUrl);
     const samples: Transfer[] = [];
     const started = performance.now();
-    for (let round = 0; round < s.rounds && !ctx.signal.aborted; round++) {
-      ctx.log(`round ${round + 1}/${s.rounds}: ${s.users} transfers at once`);
-      const sentAt = watch.latest();
-      samples.push(...(await Promise.all(users.map((u, i) => transfer(svc, u, users[(i + 1) % users.length]!, sentAt)))));
-    }
+    const { loop } = await withLoopDelay(svc.baseUrl, async () => {
+      for (let round = 0; round < s.rounds && !ctx.signal.aborted; round++) {
+        ctx.log(`round ${round + 1}/${s.rounds}: ${s.users} transfers at once`);
+        const sentAt = watch!.latest();
+        samples.push(...(await Promise.all(users.map((u, i) => transfer(svc, u, users[(i + 1) % users.length]!, sentAt)))));
+      }
+    });
     const seconds = (performance.now() - started) / 1000;
     // Closes a transfer waited: its ledger minus the latest closed when it was sent (the watch is at
     // most one poll behind, which can only add a close), and its latency in close periods.
     const closes = samples.filter((t) => t.ledger !== undefined).map((t) => Math.max(t.ledger! - t.sentAtLedger!, Math.ceil(t.ms / s.closeMs)));
-    return { figures: summarize(`${s.users} users at once x ${s.rounds} rounds`, samples, seconds), closes, sent: samples.length };
+    return { figures: { ...summarize(`${s.users} users at once x ${s.rounds} rounds`, samples, seconds), loop }, closes, sent: samples.length };
   } finally {
     await watch?.stop();
     await svc.dispose();
