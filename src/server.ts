@@ -4,6 +4,7 @@ import { exitBecauseStartFailed } from './cluster/start-failure';
 import { runPrimary } from './cluster/primary';
 import { ConfigError, loadConfig, type Config } from './config/env';
 import { buildContainer } from './container';
+import { errorReason } from './errors/loggable-error';
 import { createLogger, type Logger } from './logger';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -78,5 +79,6 @@ async function serve(config: Config, logger: Logger): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  exitBecauseStartFailed(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  // errorReason: a failed query's cause (the connection refused), never its parameters.
+  exitBecauseStartFailed(`failed to start: ${errorReason(err)}`);
 });

@@ -21,10 +21,14 @@ export interface ServiceProcess {
   url: string;
   /** Everything it printed, for a failing test to show. */
   output: string[];
+  /** What it printed on stdout alone (its log lines; with WEB_CONCURRENCY > 1, its workers' too). */
+  stdout: string[];
+  /** The running process's id (with WEB_CONCURRENCY > 1, the cluster primary's); undefined once it has exited. */
+  readonly pid: number | undefined;
   /** Starts it (again) on the same port, data directory and environment; resolves once /healthz answers. */
   start(): Promise<void>;
-  /** Kills it with `signal` (SIGKILL: no shutdown code runs) and waits for it to be gone. */
-  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Kills it with `signal` (SIGKILL: no shutdown code runs) and waits for it to be gone; how it ended. */
+  kill(signal: NodeJS.Signals): Promise<ProcessEnd>;
 }
 
 /**
@@ -45,10 +49,17 @@ export function serviceProcessEnv(databaseUrl: string, extra: Record<string, str
   };
 }
 
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wallet-process-'));
   const output: string[] = [];
+  const stdout: string[] = [];
   let child: ChildProcess | undefined;
   const url = `http://127.0.0.1:${port}`;
   const answers = () => fetch(`${url}/healthz`).then((r) => r.ok, () => false);
@@ -57,7 +68,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     // would otherwise pass for a restart.
     if (await answers()) throw new Error(`something still answers on ${url}: the previous service process is not gone`);
     child = runTs('src/server.ts', { ...inheritedEnv(), NODE_ENV: 'test', PORT: String(port), PUBLIC_BASE_URL: url, DATA_DIR: dataDir, ...env });
-    child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
+    child.stdout!.on('data', (d: Buffer) => {
+      output.push(d.toString());
+      stdout.push(d.toString());
+    });
     child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
     const started = child;
     await eventually(
@@ -75,19 +89,23 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   return {
     url,
     output,
+    stdout,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     start,
     async kill(signal) {
       const running = child;
       // A process killed by a signal has no exit code, only its signal: it is gone all the same.
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      const gone = new Promise((resolve) => running.once('exit', resolve));
+      if (!running || running.exitCode !== null || running.signalCode !== null) return { code: running?.exitCode ?? null, signal: running?.signalCode ?? null };
+      const gone = new Promise<ProcessEnd>((resolve) => running.once('exit', (code, endSignal) => resolve({ code, signal: endSignal })));
       running.kill(signal);
-      // A graceful stop has 20 s; then it is killed, so a test's teardown never hangs. Only
-      // teardown stops a process gracefully, and nothing is asserted of how it stopped, so a slow
-      // machine that needs the SIGKILL changes no outcome.
+      // A graceful stop has 20 s; then it is killed, so a test's teardown never hangs (a test that
+      // asserts a graceful stop then sees the SIGKILL in what this returns).
       const late = setTimeout(() => running.kill('SIGKILL'), 20_000);
-      await gone;
+      const end = await gone;
       clearTimeout(late);
+      return end;
     },
   };
 }
