@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { Pool } from 'pg';
 import { TransactionRepository } from '../../src/db/repositories/transaction.repository';
 import * as schema from '../../src/db/schema';
-import { toTransactionRecord } from '../../src/routes/transaction-record';
+import { transactionPageJson } from '../../src/routes/transaction-record';
 
 /**
  * Ceiling of GET /api/ledger/transactions/:userId (issue 22 item 5): node:http alone answering the
@@ -19,11 +19,13 @@ const pool = new Pool({ connectionString: databaseUrl, max: poolSize, applicatio
 pool.on('error', () => undefined);
 const transactions = new TransactionRepository(drizzle(pool, { schema }));
 
-/** One page as the service answers it: LedgerService.listForUser, then pagedRoute's shaping. */
+/**
+ * One page as the service answers it: LedgerService.transactionPage's two queries (the page in
+ * array mode, the user's count), then the route's body (transactionPageJson).
+ */
 async function page(userId: string, limit: number, offset: number): Promise<{ body: string; total: number }> {
-  const [items, total] = await Promise.all([transactions.listForUser(userId, limit, offset), transactions.countForUser(userId)]);
-  // Express's res.json is JSON.stringify with no replacer or spaces (the app sets neither).
-  return { body: JSON.stringify(items.map(toTransactionRecord)), total };
+  const [rows, total] = await Promise.all([transactions.userPage(userId, limit, offset), transactions.countForUser(userId)]);
+  return { body: transactionPageJson(rows), total };
 }
 
 const PATH = /^\/api\/ledger\/transactions\/([0-9a-f-]{36})$/;
