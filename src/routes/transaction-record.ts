@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { OwnedRecordTuple, RecordRow, RecordTuple } from '../db/repositories/transaction.repository';
-import { formatStroops, stroopsToNumber } from '../domain/amounts';
+import type { OwnedRecordTuple, RecordTuple } from '../db/repositories/transaction.repository';
+import { formatStroops } from '../domain/amounts';
 
 export const transactionRecordSchema = z.object({
   transactionId: z.uuid(),
@@ -67,23 +67,4 @@ export function adminTransactionOf(row: OwnedRecordTuple): TransactionRecord & {
 /** The body of a page of a user's records, exactly as the route sends it: for callers without Express (the bench's route ceiling). */
 export function transactionPageJson(rows: RecordTuple[]): string {
   return JSON.stringify(rows.map(transactionRecordOf));
-}
-
-/**
- * @deprecated The routes answer transactionRecordOf(TransactionRepository.userPage's rows). Kept
- * only while bench/ceilings/transaction-list.ts still calls it; remove once it uses userPage and
- * transactionPageJson (the route's own path).
- */
-export function toTransactionRecord(row: RecordRow): TransactionRecord {
-  return {
-    transactionId: row.id,
-    ledgerTransactionId: row.ledgerTransactionId,
-    from: row.fromPublicKey,
-    to: row.toPublicKey,
-    assetAmount: stroopsToNumber(row.amountStroops),
-    assetCode: row.assetCode,
-    userId: row.userId ?? '',
-    createdAt: row.createdAt.toISOString(),
-    status: row.status === 'submitted' ? 'pending' : row.status,
-  };
 }
