@@ -9,8 +9,10 @@ const PROCESS_COUNTS = [1, 2] as const;
 
 interface CoresRun {
   processes: number;
-  /** What the service's process had started (cluster workers, a sandbox host), from /proc. */
+  /** What the service's process had started (cluster workers, a sandbox host, tsx's esbuild), from /proc. */
   children: string[];
+  /** Processes answering requests: the cluster's workers (children running src/server.ts), else the service's process itself. */
+  serving: number;
   figures: Record<string, LoadFigures>;
 }
 
@@ -48,7 +50,7 @@ export const readPathCores: Scenario = {
             loopOf: processes === 1 ? svc.baseUrl : undefined,
           });
         }
-        runs.push({ processes, children, figures });
+        runs.push({ processes, children, serving: Math.max(1, children.filter((c) => c.includes('src/server.ts')).length), figures });
       } finally {
         await svc.dispose();
       }
@@ -63,11 +65,11 @@ export const readPathCores: Scenario = {
       scenario: 'read-path-cores',
       settings: { ...s, processCounts: PROCESS_COUNTS, cpus: os.availableParallelism() },
       baseline: { oneProcess: one.figures },
-      figures: { twoProcesses: two.figures, children: Object.fromEntries(runs.map((r) => [r.processes, r.children])) },
+      figures: { twoProcesses: two.figures, serving: Object.fromEntries(runs.map((r) => [r.processes, r.serving])), children: Object.fromEntries(runs.map((r) => [r.processes, r.children])) },
       tables: [
         {
           title: `autocannon, ${s.connections} connections, ${s.durationS} s each (latency ms; loop: the one-process service's event loop delay)`,
-          rows: runs.flatMap((r) => Object.values(r.figures).map((f) => loadRow(f, { 'child procs': r.children.length }))),
+          rows: runs.flatMap((r) => Object.values(r.figures).map((f) => loadRow(f, { serving: r.serving }))),
         },
         {
           title: 'two processes vs one (req/s)',
@@ -76,7 +78,7 @@ export const readPathCores: Scenario = {
       ],
       targets,
       notes: [
-        `The service's child processes, from /proc: WEB_CONCURRENCY=1: ${one.children.length}, WEB_CONCURRENCY=2: ${two.children.length} (cluster workers appear here; so would a sandbox host).`,
+        `Processes serving (from /proc: the cluster's workers are the service's children running src/server.ts): WEB_CONCURRENCY=1: ${one.serving}, WEB_CONCURRENCY=2: ${two.serving}.`,
         'On 2 cores the load generator (autocannon) and PostgreSQL share the CPUs with the workers: the ratio is what this machine allows, not what the cluster could do alone.',
       ],
     };
