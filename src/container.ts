@@ -23,7 +23,7 @@ import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
 import type { LedgerJournal, ReadyLedger } from './ledger/ledger-journal';
 import { TokenLedger } from './ledger/token-ledger';
-import { embeddedSandboxes } from './config/embedded-sandboxes';
+import { embeddedSandboxes, withSandboxHost } from './config/embedded-sandboxes';
 import type { Treasury } from './ledger/treasury';
 import { HistoryWindow } from './ledger/history-window';
 import { journalFromConfig, treasuryFromConfig } from './composition/ledger';
@@ -102,9 +102,10 @@ export interface ContainerOptions {
 }
 
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
-export async function buildContainer(config: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
+export async function buildContainer(configured: Config, logger: Logger, options: ContainerOptions = {}): Promise<Container> {
   // First: a sandbox this build cannot load stops the start before the database is touched.
-  const sandboxes = await embeddedSandboxes(config);
+  const sandboxes = await embeddedSandboxes(configured, logger);
+  const config = withSandboxHost(configured, sandboxes.host);
   const database =
     options.database ??
     (await openDatabase({
@@ -344,8 +345,7 @@ export async function buildContainer(config: Config, logger: Logger, options: Co
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).
       await Promise.race([journal.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);
-      await sandboxes.paystack?.close();
-      await sandboxes.horizon?.close();
+      sandboxes.host?.detach();
       mailer.close();
       await hasher.close();
       if (!options.database) await database.close();

@@ -1,47 +1,60 @@
-import path from 'node:path';
-import type { Router } from 'express';
-import type { HorizonSandbox } from '@wallet/horizon-sandbox';
-import type { PaystackSandbox } from '@wallet/paystack-sandbox';
+import { Router } from 'express';
 import type { Config } from './env';
+import type { Logger } from '../logger';
 import { errorReason } from '../errors/loggable-error';
+import { attachSandboxHost, type SandboxHostAttachment } from '../sandbox-host/attach';
+import { sandboxProxy } from '../sandbox-host/proxy';
 
 export interface Sandboxes {
   /** Served by the app ahead of its own middleware, by path. */
   apps: Record<string, Router>;
-  horizon?: HorizonSandbox;
-  paystack?: PaystackSandbox;
+  /** The process running them, when any is embedded. */
+  host?: SandboxHostAttachment;
+}
+
+/** How long the sandbox host stays up once no service process is attached: a restart finds it. */
+const HOST_IDLE_EXIT_MS = 3_000;
+
+/**
+ * With STELLAR_RPC_URL and HORIZON_URL, or PAYSTACK_SECRET_KEY, unset (never in production: config
+ * refuses it), the embedded stand-ins run, and only then: their code (packages/, npm workspaces) is
+ * not part of a production build. They run in a process of their own (src/sandbox-host/), shared
+ * by every service process of the DATA_DIR, never on the service's event loop. The service's port
+ * still serves them under /sandbox/ (a streaming proxy, ahead of the service's middleware, as the
+ * outside systems they stand for): the checkout page opens at PUBLIC_BASE_URL.
+ */
+export async function embeddedSandboxes(config: Config, logger: Logger): Promise<Sandboxes> {
+  const ledger = config.ledger.embedded;
+  const paystack = config.payments.provider.embedded;
+  if (!ledger && !paystack) return { apps: {} };
+  if (ledger) await loadable('STELLAR_RPC_URL', '@wallet/horizon-sandbox');
+  if (paystack) await loadable('PAYSTACK_SECRET_KEY', '@wallet/paystack-sandbox');
+  const host = await attachSandboxHost(
+    {
+      dataDir: config.dataDir,
+      idleExitMs: HOST_IDLE_EXIT_MS,
+      ledger: ledger
+        ? { networkPassphrase: config.ledger.networkPassphrase, ledgerCloseMs: config.ledger.ledgerCloseMs, maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger }
+        : undefined,
+      paystack: paystack ? { secretKey: config.payments.provider.secretKey, webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook` } : undefined,
+    },
+    logger,
+  );
+  return { apps: { '/sandbox': Router().use(sandboxProxy(host.url)) }, host };
 }
 
 /**
- * With STELLAR_RPC_URL and HORIZON_URL, or PAYSTACK_SECRET_KEY, unset (never in production: config refuses it), the
- * embedded stand-in is loaded, and only then: its code (packages/, npm workspaces) is not part of
- * a production build. The app serves it on the service's port, ahead of the service's middleware,
- * as the outside system it stands for; the service reaches it over HTTP like the real one, at the
- * endpoint config/outside-systems.ts derived.
+ * The service reaches the embedded ledger at the host's own address, not through its port: ledger
+ * traffic never crosses the service's event loop twice. The provider keeps its public address,
+ * from which the checkout URLs it hands out are built.
  */
-export async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
-  const sandboxes: Sandboxes = { apps: {} };
-  if (config.ledger.embedded) {
-    const { createHorizonSandbox } = await loadSandbox('STELLAR_RPC_URL', () => import('@wallet/horizon-sandbox'));
-    sandboxes.horizon = await createHorizonSandbox({
-      networkPassphrase: config.ledger.networkPassphrase,
-      dataDir: path.join(config.dataDir, 'ledger'),
-      ledgerCloseMs: config.ledger.ledgerCloseMs,
-      maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger,
-    });
-    sandboxes.apps['/sandbox/horizon'] = sandboxes.horizon.router;
-    sandboxes.apps['/sandbox/rpc'] = sandboxes.horizon.rpcRouter;
-  }
-  if (config.payments.provider.embedded) {
-    const { createPaystackSandbox } = await loadSandbox('PAYSTACK_SECRET_KEY', () => import('@wallet/paystack-sandbox'));
-    sandboxes.paystack = await createPaystackSandbox({
-      secretKey: config.payments.provider.secretKey,
-      webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook`,
-      dataDir: path.join(config.dataDir, 'paystack'),
-    });
-    sandboxes.apps['/sandbox/paystack'] = sandboxes.paystack.router;
-  }
-  return sandboxes;
+export function withSandboxHost(config: Config, host: SandboxHostAttachment | undefined): Config {
+  if (!host || !config.ledger.embedded) return config;
+  const sandbox = `${host.url()}/sandbox`;
+  return {
+    ...config,
+    ledger: { ...config.ledger, url: `${sandbox}/rpc`, friendbotUrl: config.ledger.friendbotUrl?.replace(/^.*\/sandbox\/horizon/, `${sandbox}/horizon`) },
+  };
 }
 
 /**
@@ -49,9 +62,10 @@ export async function embeddedSandboxes(config: Config): Promise<Sandboxes> {
  * (dist/, the Docker image) has no loadable copy, so starting one there without the outside
  * system configured stops here, naming the variable to set.
  */
-async function loadSandbox<T>(variable: string, load: () => Promise<T>): Promise<T> {
+async function loadable(variable: string, workspace: string): Promise<void> {
   try {
-    return await load();
+    require.resolve(workspace);
+    require.resolve('tsx');
   } catch (err) {
     throw new Error(
       `${variable} is unset and the embedded sandbox standing in for it cannot be loaded here (${errorReason(err).split('\n')[0]}): ` +
@@ -60,4 +74,3 @@ async function loadSandbox<T>(variable: string, load: () => Promise<T>): Promise
     );
   }
 }
-

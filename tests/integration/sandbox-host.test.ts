@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eventually } from '../helpers/eventually';
+import { scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/**
+ * With nothing configured, the embedded ledger and payment provider run in a process of their own
+ * (src/sandbox-host/), never on the service's event loop, and exactly one such process owns a
+ * DATA_DIR whatever the number of service processes using it, across restarts and kills.
+ */
+const NOTHING_CONFIGURED = { STELLAR_RPC_URL: '', HORIZON_URL: '', STELLAR_NETWORK_PASSPHRASE: '', PAYSTACK_SECRET_KEY: '', FRIENDBOT_URL: '' };
+
+interface HostState {
+  pid: number;
+  port: number;
+}
+const hostState = (dataDir: string): HostState | undefined => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'sandbox-host.json'), 'utf8')) as HostState;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Every sandbox host process running for this DATA_DIR, from the process table. */
+function hostsOf(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (argv.some((arg) => arg.endsWith('host-main.ts')) && argv.includes(dataDir)) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+const stopped = new Set<number>();
+afterEach(() => {
+  // A failing test must not leave a process frozen for ever.
+  for (const pid of stopped) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // gone
+    }
+  }
+  stopped.clear();
+});
+
+describe('the embedded sandboxes run outside the service', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp(NOTHING_CONFIGURED);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('answers /healthz while the sandbox host is held on a latch, and the sandbox answers once released', async () => {
+    const host = hostState(app.dataDir)!;
+    expect(host.pid).not.toBe(process.pid);
+    await app.http.get('/sandbox/horizon/').expect(200);
+
+    process.kill(host.pid, 'SIGSTOP');
+    stopped.add(host.pid);
+    const order: string[] = [];
+    const sandboxCall = app.http.get('/sandbox/horizon/').then((res) => {
+      order.push('sandbox');
+      return res;
+    });
+    const health = await app.http.get('/healthz');
+    order.push('healthz');
+    const openapi = await app.http.get('/openapi.json');
+    order.push('openapi');
+    process.kill(host.pid, 'SIGCONT');
+    stopped.delete(host.pid);
+    const sandbox = await sandboxCall;
+
+    expect(health.status).toBe(200);
+    expect(openapi.status).toBe(200);
+    expect(sandbox.status).toBe(200);
+    expect(order).toEqual(['healthz', 'openapi', 'sandbox']);
+  });
+
+  it('reaches the ledger at the host’s own address, not through its own port', () => {
+    const host = hostState(app.dataDir)!;
+    expect(app.container.config.ledger.url).toBe(`http://127.0.0.1:${host.port}/sandbox/rpc`);
+    expect(app.container.config.ledger.friendbotUrl).toBe(`http://127.0.0.1:${host.port}/sandbox/horizon/friendbot`);
+  });
+});
+
+describe('one sandbox host per DATA_DIR', () => {
+  let processes: ServiceProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(processes.map((p) => p.kill('SIGTERM')));
+    processes = [];
+  });
+
+  const latestLedger = async (service: ServiceProcess) => {
+    const res = await fetch(`${service.url}/sandbox/horizon/`);
+    return ((await res.json()) as { history_latest_ledger: number }).history_latest_ledger;
+  };
+  const ready = (service: ServiceProcess) =>
+    eventually(async () => ((await fetch(`${service.url}/readyz`)).status === 200 ? true : undefined), 'the service to be ready (ledger bootstrapped)');
+
+  it('is shared by service processes started at once, survives their SIGKILL, and keeps its ledger across its own', async () => {
+    const dataDir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'wallet-host-'));
+    const env = serviceProcessEnv(await scratchDatabase('sandbox_host_owner'), { ...NOTHING_CONFIGURED, DATA_DIR: dataDir, LEDGER_CLOSE_MS: '0' });
+
+    processes = await Promise.all([startServiceProcess(env), startServiceProcess(env)]);
+    await Promise.all(processes.map(ready));
+    const first = hostState(dataDir)!;
+    expect(hostsOf(dataDir)).toEqual([first.pid]);
+    const before = await latestLedger(processes[0]!);
+    expect(await latestLedger(processes[1]!)).toBeGreaterThanOrEqual(before);
+
+    // Both service processes die without a word: the host outlives them only for its idle time, and a
+    // restart finds it (or, on a slow machine, the one that replaced it): never two.
+    await Promise.all(processes.map((p) => p.kill('SIGKILL')));
+    await processes[0]!.start();
+    await ready(processes[0]!);
+    expect(hostsOf(dataDir)).toHaveLength(1);
+    expect(await latestLedger(processes[0]!)).toBeGreaterThanOrEqual(before);
+
+    // The host itself is killed: the service attaches to a new one, on the same port, same ledger.
+    const current = hostState(dataDir)!;
+    process.kill(current.pid, 'SIGKILL');
+    const replaced = await eventually(async () => {
+      const next = hostState(dataDir);
+      return next && next.pid !== current.pid && hostsOf(dataDir).length === 1 ? next : undefined;
+    }, 'a new sandbox host');
+    expect(replaced.port).toBe(current.port);
+    expect(hostsOf(dataDir)).toEqual([replaced.pid]);
+    await ready(processes[0]!);
+    expect(await latestLedger(processes[0]!)).toBeGreaterThanOrEqual(before);
+    expect(processes[0]!.output.join('')).not.toContain('could not take the old port');
+  });
+});
