@@ -38,8 +38,10 @@ async function serve(config: Config, logger: Logger): Promise<void> {
   }
 
   // A port taken or refused: said as any other start failure, not as an uncaught 'error' event.
+  // Express 5 calls back with the error too: a taken port must not then say it listens.
   const refused = (err: Error) => exitBecauseStartFailed(`failed to start: ${err.message}`);
-  const server: Server = container.app.listen(config.port, () => {
+  const server: Server = container.app.listen(config.port, (err?: Error) => {
+    if (err) return;
     server.off('error', refused);
     logger.info(
       { url: config.publicBaseUrl, database: container.database.kind, dataDir: config.dataDir },

@@ -59,7 +59,9 @@ async function freePort(): Promise<number> {
 async function npmStart(dir: string, port: number): Promise<{ child: ChildProcess; output: string[]; url: string }> {
   const output: string[] = [];
   const env = { PATH: process.env.PATH ?? '', HOME: home, PORT: String(port), LOG_LEVEL: 'info' };
-  const child = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // In a process group of its own, as a terminal runs it: npm does not pass SIGTERM on to the
+  // service, so stop() signals the group (npm and the service), as Ctrl-C does.
+  const child = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   running.push(child);
   child.stdout!.on('data', (d: Buffer) => output.push(d.toString()));
   child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
@@ -77,9 +79,15 @@ async function npmStart(dir: string, port: number): Promise<{ child: ChildProces
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
+  if (child.stdout!.closed && child.stderr!.closed) return;
+  // 'close': every process holding its output is gone (the service too, not only npm); a service
+  // left running would keep the port, and the next start would find it taken.
+  const gone = new Promise((resolve) => child.once('close', resolve));
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // the group is gone already
+  }
   await gone;
   running.splice(running.indexOf(child), 1);
 }
