@@ -38,12 +38,18 @@ export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
   if (existing) return existing;
   fs.mkdirSync(dataDir, { recursive: true });
   const secrets = generate();
-  // wx: two processes starting together must not overwrite each other's freshly made secrets.
+  // Written whole to a file of this process, then linked into place: link refuses an existing
+  // name, so two processes starting together never overwrite each other's freshly made secrets,
+  // and neither ever reads the other's file half written (as create-then-write allowed).
+  const partial = `${file}.${process.pid}.new`;
+  fs.writeFileSync(partial, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   try {
-    fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
+    fs.linkSync(partial, file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     return read(file)!;
+  } finally {
+    fs.rmSync(partial, { force: true });
   }
   return secrets;
 }

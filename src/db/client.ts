@@ -68,7 +68,7 @@ async function openPostgres(url: string, poolSize: number, applicationName: stri
   pool.on('error', () => undefined);
   survivesLostConnections(pool);
   const db = drizzle(pool, { schema });
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await migrateAlone(url, applicationName, () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }));
   // Found by tests/faults/database-outage.test.ts: drizzle's pool transaction checks a client out
   // and sends BEGIN before its try/finally, so a BEGIN that fails (the server restarting) never
   // releases the client: an outage leaked connections (the pool never drained on close), and
@@ -200,4 +200,26 @@ function findPgError(err: unknown): { code?: string; constraint?: string } | und
     current = c.cause;
   }
   return undefined;
+}
+
+/** Any number: the one lock every process of this service takes to migrate. */
+const MIGRATION_LOCK = 0x77616c6c6574; // "wallet"
+
+/**
+ * Drizzle's migrator reads the last applied migration, then applies the rest, with no lock: two
+ * processes starting on an empty database at once (a cluster's workers, two containers) would both
+ * apply migration 0000 and one would fail. They take turns on a session advisory lock instead; the
+ * second finds nothing left to do. The lock goes with its session: at the end, or if the process dies.
+ */
+async function migrateAlone(url: string, applicationName: string, run: () => Promise<void>): Promise<void> {
+  // A session of its own, beside the pool: a pool of one connection would otherwise wait on itself.
+  const { Client } = await import('pg');
+  const session = new Client({ connectionString: url, application_name: applicationName });
+  await session.connect();
+  try {
+    await session.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await run();
+  } finally {
+    await session.end();
+  }
 }
