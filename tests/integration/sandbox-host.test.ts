@@ -141,4 +141,19 @@ describe('one sandbox host per DATA_DIR', () => {
     expect(await latestLedger(processes[0]!)).toBeGreaterThanOrEqual(before);
     expect(processes[0]!.output.join('')).not.toContain('could not take the old port');
   });
+
+  it('is one host for a cluster of two workers (WEB_CONCURRENCY=2), each worker attached to it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'wallet-host-'));
+    const env = serviceProcessEnv(await scratchDatabase('sandbox_host_cluster'), { ...NOTHING_CONFIGURED, DATA_DIR: dataDir, WEB_CONCURRENCY: '2', LOG_LEVEL: 'info' });
+
+    const cluster = await startServiceProcess(env);
+    processes = [cluster];
+    await eventually(async () => (cluster.output.join('').includes('every worker listening') ? true : undefined), 'both workers listening');
+    await ready(cluster);
+
+    const host = hostState(dataDir)!;
+    expect(hostsOf(dataDir)).toEqual([host.pid]);
+    const health = (await (await fetch(`http://127.0.0.1:${host.port}/_host/health`)).json()) as { attached: number };
+    expect(health.attached).toBe(2);
+  });
 });
