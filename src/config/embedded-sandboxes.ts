@@ -36,7 +36,14 @@ export async function embeddedSandboxes(config: Config, logger: Logger): Promise
       ledger: ledger
         ? { networkPassphrase: config.ledger.networkPassphrase, ledgerCloseMs: config.ledger.ledgerCloseMs, maxOperationsPerLedger: config.ledger.sandboxMaxOperationsPerLedger }
         : undefined,
-      paystack: paystack ? { secretKey: config.payments.provider.secretKey, webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook` } : undefined,
+      paystack: paystack
+        ? {
+            secretKey: config.payments.provider.secretKey,
+            webhookUrl: `http://127.0.0.1:${config.port}/api/payments/webhook`,
+            // The checkout page opens in the buyer's browser: at the public address, through this port.
+            publicUrl: config.payments.provider.baseUrl,
+          }
+        : undefined,
     },
     logger,
   );
@@ -44,16 +51,18 @@ export async function embeddedSandboxes(config: Config, logger: Logger): Promise
 }
 
 /**
- * The service reaches the embedded ledger at the host's own address, not through its port: ledger
- * traffic never crosses the service's event loop twice. The provider keeps its public address,
- * from which the checkout URLs it hands out are built.
+ * The service reaches the embedded sandboxes at the host's own address, not through its port: their
+ * traffic never crosses the service's event loop twice, and an operator command works whether a
+ * server runs or not. The checkout URLs the provider hands out still name the public address.
  */
 export function withSandboxHost(config: Config, host: SandboxHostAttachment | undefined): Config {
-  if (!host || !config.ledger.embedded) return config;
+  if (!host) return config;
   const sandbox = `${host.url()}/sandbox`;
+  const { ledger, payments } = config;
   return {
     ...config,
-    ledger: { ...config.ledger, url: `${sandbox}/rpc`, friendbotUrl: config.ledger.friendbotUrl?.replace(/^.*\/sandbox\/horizon/, `${sandbox}/horizon`) },
+    ledger: ledger.embedded ? { ...ledger, url: `${sandbox}/rpc`, friendbotUrl: ledger.friendbotUrl?.replace(/^.*\/sandbox\/horizon/, `${sandbox}/horizon`) } : ledger,
+    payments: payments.provider.embedded ? { ...payments, provider: { ...payments.provider, baseUrl: `${sandbox}/paystack` } } : payments,
   };
 }
 

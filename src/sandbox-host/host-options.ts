@@ -15,7 +15,7 @@ export const hostOptionsSchema = z.object({
       maxOperationsPerLedger: z.number().int().min(0),
     })
     .optional(),
-  paystack: z.object({ secretKey: z.string().min(1), webhookUrl: z.string().url() }).optional(),
+  paystack: z.object({ secretKey: z.string().min(1), webhookUrl: z.string().url(), publicUrl: z.string().url() }).optional(),
   /** How long the host stays up with no service process attached (a restart within it finds it running). */
   idleExitMs: z.number().int().min(0),
   /** The port the host listened on before (the attached processes' clients still name it), if any. */

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../helpers/eventually';
-import { scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { userFields } from '../helpers/factories';
+import { runCli, scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -155,5 +156,35 @@ describe('one sandbox host per DATA_DIR', () => {
     expect(hostsOf(dataDir)).toEqual([host.pid]);
     const health = (await (await fetch(`http://127.0.0.1:${host.port}/_host/health`)).json()) as { attached: number };
     expect(health.attached).toBe(2);
+  });
+
+  it('hands out checkout pages at the public address, and serves an operator command while the server runs', async () => {
+    const dataDir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'wallet-host-'));
+    const env = serviceProcessEnv(await scratchDatabase('sandbox_host_cli'), { ...NOTHING_CONFIGURED, DATA_DIR: dataDir });
+    const service = await startServiceProcess(env);
+    processes = [service];
+    await ready(service);
+    const post = (route: string, body: unknown, token?: string) =>
+      fetch(`${service.url}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    const fields = userFields();
+    expect((await post('/api/users/signup', fields)).status).toBe(201);
+    const { token } = (await (await post('/api/users/login', { identifier: fields.username, password: fields.password })).json()) as { token: string };
+
+    const intent = await post('/api/payments/create-payment-intent', { amount: 1500 }, token);
+    const { authorization_url: checkoutUrl } = (await intent.json()) as { authorization_url: string };
+    const page = await fetch(checkoutUrl);
+    // The same DATA_DIR, PORT and PUBLIC_BASE_URL as the running server: it attaches beside it.
+    const audit = await runCli('ledger-audit', { ...env, PORT: new URL(service.url).port, PUBLIC_BASE_URL: service.url });
+
+    expect(intent.status).toBe(200);
+    expect(checkoutUrl.startsWith(`${service.url}/sandbox/paystack/checkout/`)).toBe(true);
+    expect(page.status).toBe(200);
+    expect(audit.output).not.toContain('in use');
+    expect(audit.code).toBe(0);
+    expect(hostsOf(dataDir)).toHaveLength(1);
   });
 });

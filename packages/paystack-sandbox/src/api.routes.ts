@@ -7,14 +7,15 @@ import { createRefundBody, initializeTransactionBody, listTransactionsQuery } fr
 import { requireSecretKey } from './secret-key-auth';
 
 /**
- * Absolute, and derived from the request, so the link works wherever the sandbox router is
- * mounted and whatever port the test or server picked.
+ * Absolute: at the public address the sandbox was given, else derived from the request, so the
+ * link works wherever the sandbox router is mounted and whatever port the test or server picked.
  */
-function checkoutUrl(req: Request, accessCode: string): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}/checkout/${encodeURIComponent(accessCode)}`;
+function checkoutUrl(req: Request, accessCode: string, publicUrl: string | undefined): string {
+  const base = publicUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+  return `${base}/checkout/${encodeURIComponent(accessCode)}`;
 }
 
-function initialize(charges: ChargeService): RequestHandler {
+function initialize(charges: ChargeService, publicUrl: string | undefined): RequestHandler {
   return async (req, res) => {
     const body = parseOrReject(initializeTransactionBody, req.body ?? {}, res);
     if (!body) return;
@@ -23,7 +24,7 @@ function initialize(charges: ChargeService): RequestHandler {
       status: true,
       message: 'Authorization URL created',
       data: {
-        authorization_url: checkoutUrl(req, transaction.accessCode),
+        authorization_url: checkoutUrl(req, transaction.accessCode, publicUrl),
         access_code: transaction.accessCode,
         reference: transaction.reference,
       },
@@ -75,12 +76,12 @@ function listRefunds(refunds: RefundService): RequestHandler {
 }
 
 /** Paystack's transaction and refund API: a table of path -> secret-key auth -> handler. */
-export function createApiRouter(charges: ChargeService, refunds: RefundService, secretKey: string): Router {
+export function createApiRouter(charges: ChargeService, refunds: RefundService, secretKey: string, publicUrl?: string): Router {
   const router = Router();
   const auth = requireSecretKey(secretKey);
   const parseBody = [express.json(), express.urlencoded({ extended: false })];
 
-  router.post('/transaction/initialize', auth, parseBody, initialize(charges));
+  router.post('/transaction/initialize', auth, parseBody, initialize(charges, publicUrl));
   router.get('/transaction', auth, listTransactions(charges));
   router.get('/transaction/verify/:reference', auth, verify(charges));
   router.post('/refund', auth, parseBody, createRefund(refunds));

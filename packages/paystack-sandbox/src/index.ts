@@ -23,6 +23,11 @@ export interface PaystackSandboxOptions {
   webhookUrl?: string;
   /** Directory to persist transactions in (JSON, atomic write); unset means memory only. */
   dataDir?: string;
+  /**
+   * Where buyers' browsers reach this router (e.g. https://wallet.example/sandbox/paystack): the
+   * base of every authorization_url. Unset: the address each API request came to.
+   */
+  publicUrl?: string;
 }
 
 export interface PaystackSandbox {
@@ -52,7 +57,7 @@ export async function createPaystackSandbox(options: PaystackSandboxOptions): Pr
   const disputes = new DisputeService(store, webhooks);
 
   const router = Router();
-  router.use(createApiRouter(charges, refunds, options.secretKey));
+  router.use(createApiRouter(charges, refunds, options.secretKey, options.publicUrl?.replace(/\/+$/, '')));
   router.use(createSandboxControlsRouter(charges, disputes, options.secretKey));
   router.use(createCheckoutRouter(charges));
 
