@@ -1,5 +1,5 @@
-import fs from 'node:fs';
 import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { serializeError } from './errors/loggable-error';
 
@@ -38,16 +38,17 @@ export function createLogger(options: { level: string; destination?: Destination
   };
   if (options.destination) return pino(base, options.destination);
   if (pretty) return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true } } });
-  return pino(base, flushedOnExit(new BatchedLines(fdSink(1))));
+  return pino(base, flushedOnExit(new BatchedLines(writerThread(1))));
 }
 
-/**
- * Where BatchedLines writes: `write` asynchronously (its done called once the whole chunk is
- * written or failed), `writeSync` on the way out of the process.
- */
+/** Where BatchedLines hands its batches: they are written later, in order, each chunk in one write. */
 export interface LineSink {
-  write(chunk: Buffer, done: (err: Error | null) => void): void;
-  writeSync(chunk: Buffer): void;
+  /** Chunks of whole lines, each at most ATOMIC_WRITE_BYTES (but a longer single line), and their total bytes. */
+  send(chunks: string[], bytes: number): void;
+  /** Bytes handed over and not written yet. */
+  pendingBytes(): number;
+  /** Blocks until everything handed over is written, or `ms` passed. */
+  drainSync(ms: number): void;
 }
 
 /** Largest write that reaches a pipe in one piece (POSIX PIPE_BUF on Linux). */
@@ -56,46 +57,45 @@ export const ATOMIC_WRITE_BYTES = 4096;
 export interface BatchedLinesOptions {
   /** Bytes of lines held while the sink is slower than the traffic; lines beyond are dropped and counted. */
   maxBufferedBytes?: number;
-  /** The largest write of several lines (default PIPE_BUF). */
-  maxWriteBytes?: number;
+  /** How long a flush on the way out waits for the sink (ms). */
+  exitWaitMs?: number;
 }
 
+/** While lines are being dropped: how often to look whether the sink caught up. */
+const CATCH_UP_CHECK_MS = 100;
+
 /**
- * A pino destination that makes no write system call per line. Lines are collected and written in
- * batches of whole lines of at most 4096 bytes (PIPE_BUF: with WEB_CONCURRENCY, processes share
- * one stdout pipe, and a write of up to PIPE_BUF reaches a pipe in one piece, never interleaved
- * mid-line with another process's). One write is in flight at a time, off the event loop (the
- * sink's asynchronous write); what arrives meanwhile forms the next batches, so the busier the
- * service, the fuller each write. A single line longer than 4096 bytes is written alone.
+ * A pino destination that makes no write system call on the event loop. Lines are collected during
+ * a turn of the loop and handed to the sink once per turn (setImmediate), cut into chunks of whole
+ * lines of at most 4096 bytes (PIPE_BUF: with WEB_CONCURRENCY, processes share one stdout pipe,
+ * and a write of up to PIPE_BUF reaches a pipe in one piece, never interleaved mid-line with
+ * another process's). A single line longer than 4096 bytes is a chunk of its own.
  *
  * When the sink is slower than the traffic, at most maxBufferedBytes (default 1 MiB) wait; lines
  * beyond are dropped and counted, never held in unbounded memory, and once the sink has caught up
- * (nothing left to write) one warning line says how many were dropped. flushSync writes what
- * waits at once (on exit and on a crash, see flushedOnExit); after `end` every line is written
- * synchronously, for whatever still logs while the process exits.
+ * one warning line says how many were dropped. flushSync hands over what waits and blocks until
+ * the sink wrote it (at most exitWaitMs, default 2 s): on exit and on a crash (flushedOnExit).
  */
 export class BatchedLines {
   private readonly maxBufferedBytes: number;
-  private readonly maxWriteBytes: number;
-  /** Batches ready to write, oldest first, each whole lines. */
-  private readonly ready: Buffer[] = [];
-  /** The batch being collected. */
+  private readonly exitWaitMs: number;
+  /** Sealed chunks of this turn of the loop, and the one being filled. */
+  private chunks: string[] = [];
+  private chunksBytes = 0;
   private open = '';
   private openBytes = 0;
-  /** Bytes waiting: the ready batches and the open one (not the batch in flight). */
-  private waitingBytes = 0;
-  private inFlight = false;
   private scheduled = false;
   private ended = false;
   /** Lines dropped since the last warning. */
   private dropped = 0;
+  private catchUpTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly sink: LineSink,
     options: BatchedLinesOptions = {},
   ) {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
-    this.maxWriteBytes = options.maxWriteBytes ?? ATOMIC_WRITE_BYTES;
+    this.exitWaitMs = options.exitWaitMs ?? 2_000;
   }
 
   /** Lines dropped so far and not yet reported by a warning line. */
@@ -105,117 +105,115 @@ export class BatchedLines {
 
   /** One line from pino (it ends with a newline). */
   write(line: string): boolean {
-    if (this.ended) {
-      this.writeAllSync(Buffer.from(line));
-      return true;
-    }
     const bytes = Buffer.byteLength(line);
-    if (this.waitingBytes + bytes > this.maxBufferedBytes) {
+    if (this.sink.pendingBytes() + this.chunksBytes + this.openBytes + bytes > this.maxBufferedBytes) {
       this.dropped++;
+      this.catchUpTimer ??= setInterval(this.reportDropped, CATCH_UP_CHECK_MS).unref();
       return true;
     }
-    if (this.openBytes + bytes > this.maxWriteBytes) this.seal();
+    if (this.openBytes + bytes > ATOMIC_WRITE_BYTES) this.seal();
     this.open += line;
     this.openBytes += bytes;
-    this.waitingBytes += bytes;
-    if (!this.inFlight && !this.scheduled) {
+    if (this.ended) this.flushSync();
+    else if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(this.next);
+      setImmediate(this.handOver);
     }
     return true;
   }
 
-  /** pino's logger.flush(): what waits is written now. */
+  /** pino's logger.flush(). */
   flush(done?: (err?: Error) => void): void {
     this.flushSync();
     done?.();
   }
 
-  /**
-   * Writes every waiting line now, synchronously, in order. The batch already handed to the sink
-   * is not written again (its write is in the kernel's or the thread pool's hands).
-   */
+  /** Hands over what waits and blocks until it is written (or exitWaitMs passed). */
   flushSync(): void {
-    this.seal();
     this.reportDropped();
-    for (let chunk = this.ready.shift(); chunk; chunk = this.ready.shift()) {
-      this.waitingBytes -= chunk.length;
-      this.writeAllSync(chunk);
-    }
+    this.handOver();
+    this.sink.drainSync(this.exitWaitMs);
   }
 
-  /** The process is exiting: what waits is written, and every later line synchronously. */
+  /** The process is exiting: what waits is written, and every later line at once. */
   end(): void {
-    this.flushSync();
     this.ended = true;
+    this.flushSync();
   }
 
   private seal(): void {
     if (this.openBytes === 0) return;
-    this.ready.push(Buffer.from(this.open));
+    this.chunks.push(this.open);
+    this.chunksBytes += this.openBytes;
     this.open = '';
     this.openBytes = 0;
   }
 
-  /** Writes the next batch, once the previous one is done. */
-  private readonly next = (): void => {
+  private readonly handOver = (): void => {
     this.scheduled = false;
-    if (this.inFlight || this.ended) return;
-    if (this.ready.length === 0) this.seal();
-    if (this.ready.length === 0) this.reportDropped();
-    const chunk = this.ready.shift();
-    if (!chunk) return;
-    this.waitingBytes -= chunk.length;
-    this.inFlight = true;
-    this.sink.write(chunk, () => {
-      // A failed write (EPIPE: nobody reads stdout any more) has nowhere to be reported: its lines are lost.
-      this.inFlight = false;
-      this.next();
-    });
+    this.seal();
+    if (this.chunks.length === 0) return;
+    this.sink.send(this.chunks, this.chunksBytes);
+    this.chunks = [];
+    this.chunksBytes = 0;
   };
 
-  /** Once nothing waits: one line saying how many lines were dropped, in pino's shape. */
-  private reportDropped(): void {
-    if (this.dropped === 0 || this.openBytes > 0 || this.ready.length > 0) return;
+  /** Once the sink has caught up (nothing waits): one line saying how many lines were dropped, in pino's shape. */
+  private readonly reportDropped = (): void => {
+    if (this.dropped === 0 || this.sink.pendingBytes() > 0) return;
+    clearInterval(this.catchUpTimer);
+    this.catchUpTimer = undefined;
     const dropped = this.dropped;
     this.dropped = 0;
-    const line = `${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, hostname: os.hostname(), droppedLines: dropped, msg: `${dropped} log lines dropped: the log destination was slower than the traffic` })}\n`;
-    const chunk = Buffer.from(line);
-    this.waitingBytes += chunk.length;
-    this.ready.push(chunk);
-  }
-
-  private writeAllSync(chunk: Buffer): void {
-    try {
-      this.sink.writeSync(chunk);
-    } catch {
-      // As in write: a destination that is gone loses the line; the process goes on (or exits).
-    }
-  }
+    this.write(`${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, hostname: os.hostname(), droppedLines: dropped, msg: `${dropped} log lines dropped: the log destination was slower than the traffic` })}\n`);
+  };
 }
 
-/** A file descriptor as a LineSink: writes in the thread pool, a short write finished, EAGAIN retried. */
-export function fdSink(fd: number): LineSink {
-  const writeFrom = (chunk: Buffer, offset: number, done: (err: Error | null) => void): void => {
-    fs.write(fd, chunk, offset, chunk.length - offset, null, (err, written) => {
-      if (err && (err as NodeJS.ErrnoException).code === 'EAGAIN') setTimeout(writeFrom, 1, chunk, offset, done);
-      else if (err) done(err);
-      else if (offset + written < chunk.length) writeFrom(chunk, offset + written, done);
-      else done(null);
-    });
-  };
+/**
+ * The writer thread's code: each chunk in one write(2) (the rest of a short write after it), a
+ * full non-blocking pipe waited out; then the bytes are taken off the shared pending count. A
+ * destination that fails (EPIPE: nobody reads any more) loses the chunk; the service goes on.
+ */
+const WRITER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const pending = new Int32Array(workerData.pending);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+parentPort.on('message', (chunks) => {
+  for (const chunk of chunks) {
+    const buffer = Buffer.from(chunk);
+    for (let offset = 0, attempts = 0; offset < buffer.length; ) {
+      try {
+        offset += fs.writeSync(workerData.fd, buffer, offset);
+      } catch (err) {
+        if (err.code !== 'EAGAIN' || ++attempts > 10000) break;
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    }
+    Atomics.sub(pending, 0, buffer.length);
+  }
+  Atomics.notify(pending, 0);
+});
+`;
+
+/**
+ * A file descriptor written by a thread of its own: the event loop only posts each turn's chunks
+ * (no system call, no wait), and a slow or blocked destination holds that thread, never the loop.
+ */
+export function writerThread(fd: number): LineSink {
+  const pending = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(WRITER_SOURCE, { eval: true, workerData: { fd, pending: pending.buffer } });
+  worker.unref();
   return {
-    write: (chunk, done) => writeFrom(chunk, 0, done),
-    writeSync: (chunk) => {
-      let offset = 0;
-      for (let attempt = 0; offset < chunk.length; ) {
-        try {
-          offset += fs.writeSync(fd, chunk, offset);
-        } catch (err) {
-          // A non-blocking pipe that is full: wait a millisecond for the reader, for up to a second.
-          if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++attempt > 1000) throw err;
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
-        }
+    send(chunks, bytes) {
+      Atomics.add(pending, 0, bytes);
+      worker.postMessage(chunks);
+    },
+    pendingBytes: () => Atomics.load(pending, 0),
+    drainSync(ms) {
+      const deadline = Date.now() + ms;
+      for (let left = Atomics.load(pending, 0); left > 0 && Date.now() < deadline; left = Atomics.load(pending, 0)) {
+        Atomics.wait(pending, 0, left, deadline - Date.now());
       }
     },
   };
@@ -225,7 +223,8 @@ export function fdSink(fd: number): LineSink {
  * What waits is written on the way out: on exit (process.exit after the graceful shutdown of
  * SIGTERM/SIGINT, or the end of the event loop) and when an exception or a rejection is about to
  * crash the process (uncaughtExceptionMonitor: the process still dies as it would have). A hard
- * kill (SIGKILL, OOM) loses what waits: at most the last moments of lines, up to the buffer.
+ * kill (SIGKILL, OOM) loses what waits: the lines of the current turn of the loop and those the
+ * writer thread has not written yet (nothing more, unless stdout was slower than the traffic).
  */
 function flushedOnExit(destination: BatchedLines): BatchedLines {
   process.on('exit', () => destination.end());
