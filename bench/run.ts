@@ -2,13 +2,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDatabaseUrl } from './database';
-import { gitCommit, loadLine, machineInfo, printMedians, printResult, printSummary, writeResult, type RepeatedRun } from './report';
+import { sleep } from './http';
+import { gitCommit, loadLine, machineInfo, printMedians, printResult, printSummary, QUIET_LOAD, writeResult, type RepeatedRun } from './report';
 import { SCENARIOS } from './scenarios';
 import type { ScenarioResult } from './scenarios/types';
 import { cleanUpAfterInterrupt, stopAllChildren } from './service';
 
 const USAGE = `usage: npm run bench [-- [--smoke] [--scenario NAME[,NAME]] [--database-url postgres://postgres@127.0.0.1:5432/bench]
-                                 [--service-dir DIR] [--keep-temp] [--cpu-prof DIR] [--repeat N]]
+                                 [--service-dir DIR] [--keep-temp] [--cpu-prof DIR] [--repeat N] [--settle S]]
 scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
   --smoke          tiny counts, 1-2 s loads: proves the harness works; exits 0 whatever the figures
   --database-url   run on a PostgreSQL server (loopback only); the database is dropped and recreated per instance
@@ -16,7 +17,9 @@ scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}
   --keep-temp      keep each instance's DATA_DIR and service.log under the OS temp directory
   --cpu-prof DIR   start the services with node --cpu-prof, profiles written to DIR (open in Chrome DevTools)
   --repeat N       run each scenario N times (its service and same-run baselines alternate within every run),
-                   the 1-minute load average printed before each; then the median of every figure, judged`;
+                   the 1-minute load average printed before each; then the median of every figure, judged
+  --settle S       before each run, wait up to S seconds for a quiet machine (1-minute load < 1); default 180
+                   with --repeat (a run leaves the load average high for the next one), else 0`;
 
 function parse() {
   const { values } = parseArgs({
@@ -28,6 +31,7 @@ function parse() {
       'keep-temp': { type: 'boolean', default: false },
       'cpu-prof': { type: 'string' },
       repeat: { type: 'string', default: '1' },
+      settle: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -40,6 +44,8 @@ function parse() {
   if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${USAGE}`);
   const repeat = Number(values.repeat);
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > 50) throw new Error(`--repeat must be a whole number from 1 to 50, got ${values.repeat}\n${USAGE}`);
+  const settleS = Number(values.settle ?? (repeat > 1 ? 180 : 0));
+  if (!Number.isFinite(settleS) || settleS < 0) throw new Error(`--settle must be a number of seconds, got ${values.settle}\n${USAGE}`);
   const databaseUrl = values['database-url'];
   if (databaseUrl) parseDatabaseUrl(databaseUrl);
   return {
@@ -49,8 +55,16 @@ function parse() {
     serviceDir: path.resolve(values['service-dir'] ?? path.join(__dirname, '..')),
     keepTemp: values['keep-temp'],
     repeat,
+    settleS,
     serviceNodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`] : [],
   };
+}
+
+/** Waits up to `maxS` seconds for a 1-minute load average under QUIET_LOAD; the seconds waited. */
+async function waitForQuiet(maxS: number, signal: AbortSignal): Promise<number> {
+  const started = Date.now();
+  while (os.loadavg()[0]! >= QUIET_LOAD && Date.now() - started < maxS * 1000 && !signal.aborted) await sleep(2_000);
+  return Math.round((Date.now() - started) / 1000);
 }
 
 async function main(): Promise<number> {
@@ -82,6 +96,8 @@ async function main(): Promise<number> {
     const runs: RepeatedRun[] = [];
     for (let run = 1; run <= options.repeat; run++) {
       if (abort.signal.aborted) break;
+      const waited = await waitForQuiet(options.settleS, abort.signal);
+      if (waited > 0) console.log(`\n  waited ${waited} s for the machine to settle (1-minute load ${os.loadavg()[0]!.toFixed(2)})`);
       const t0 = Date.now();
       const before = os.loadavg();
       const name = options.repeat > 1 ? `${scenario.name} #${run}/${options.repeat}` : scenario.name;
