@@ -2,15 +2,17 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { withFileLock } from '../db/embedded/file-lock';
+import { processRuns, withFileLock } from '../db/embedded/file-lock';
 import type { Logger } from '../logger';
 import { HOST_CONTROL_PATH, HOST_OPTIONS_VARIABLE, hostFiles, type HostOptions } from './host-options';
-import { readHostState, type HostState } from './host-state';
+import { isHostOf, recordedHost, type HostState } from './host-state';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const HOST_MAIN = path.join(__dirname, `host-main${path.extname(__filename)}`);
 const START_TIMEOUT_MS = 60_000;
 const LOCK_TIMEOUT_MS = 120_000;
+/** A host silent this long is taken for hung (a busy one answers its health check well within it). */
+const HEALTH_TIMEOUT_MS = 10_000;
 const REATTACH_DELAYS_MS = [100, 500, 1_000, 2_000, 5_000];
 
 export interface SandboxHostAttachment {
@@ -69,9 +71,14 @@ export async function attachSandboxHost(options: HostOptions, logger: Logger): P
 
   async function attachOnce(hostOptions: HostOptions, log: Logger): Promise<{ host: HostState; attachment: Attachment }> {
     return withFileLock(files.lock, LOCK_TIMEOUT_MS, async () => {
-      let host = readHostState(files.state);
-      if (host && !(await answers(host))) host = undefined;
-      if (!host) host = await startHost(hostOptions, files, log);
+      const recorded = recordedHost(files.state);
+      let host = recorded && processRuns(recorded.pid) && (await answers(recorded)) ? recorded : undefined;
+      if (!host) {
+        // A host that runs but does not answer (hung, or frozen) still owns the DATA_DIR: it goes
+        // before another starts, which takes its port when free, so attached clients keep their URL.
+        if (recorded) await stopHost(recorded.pid, hostOptions.dataDir, log);
+        host = await startHost({ ...hostOptions, preferredPort: hostOptions.preferredPort ?? recorded?.port }, files, log);
+      }
       return { host, attachment: await openAttachment(host) };
     });
   }
@@ -97,7 +104,7 @@ async function startHost(options: HostOptions, files: ReturnType<typeof hostFile
 
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    const state = readHostState(files.state);
+    const state = recordedHost(files.state);
     if (state && state.pid === child.pid && (await answers(state))) {
       logger.info({ pid: state.pid, port: state.port, log: files.log }, 'embedded sandboxes started in their own process');
       return state;
@@ -110,10 +117,26 @@ async function startHost(options: HostOptions, files: ReturnType<typeof hostFile
   }
 }
 
+/** Kills a host of this DATA_DIR that no longer answers, and waits until it is gone. */
+async function stopHost(pid: number, dataDir: string, logger: Logger): Promise<void> {
+  if (!processRuns(pid) || !isHostOf(pid, dataDir)) return;
+  logger.warn({ pid }, 'the sandbox host does not answer: stopping it before starting another');
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    return; // gone meanwhile
+  }
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (processRuns(pid) && isHostOf(pid, dataDir)) {
+    if (Date.now() > deadline) throw new Error(`the sandbox host ${pid} does not answer and could not be stopped`);
+    await sleep(20);
+  }
+}
+
 /** Whether the host named in the state file is the one answering on its port (not a stranger). */
 function answers(host: HostState): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port: host.port, path: `${HOST_CONTROL_PATH}/health`, timeout: 5_000, agent: false }, (res) => {
+    const req = http.get({ host: '127.0.0.1', port: host.port, path: `${HOST_CONTROL_PATH}/health`, timeout: HEALTH_TIMEOUT_MS, agent: false }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

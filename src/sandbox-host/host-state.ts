@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { processRuns } from '../db/embedded/file-lock';
 
 const hostStateSchema = z.object({ pid: z.number().int().positive(), port: z.number().int().min(1).max(65535) });
 export type HostState = z.infer<typeof hostStateSchema>;
 
-/** The running host named by DATA_DIR/sandbox-host.json, if its process still runs. */
-export function readHostState(file: string): HostState | undefined {
+/** The host DATA_DIR/sandbox-host.json names (its process may have died since). */
+export function recordedHost(file: string): HostState | undefined {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -15,8 +14,20 @@ export function readHostState(file: string): HostState | undefined {
     throw err;
   }
   const parsed = hostStateSchema.safeParse(safeJson(text));
-  if (!parsed.success || !processRuns(parsed.data.pid)) return undefined;
-  return parsed.data;
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Whether this process is a sandbox host of this DATA_DIR (Linux: its command line), so that a
+ * process id reused by another program is never taken for one.
+ */
+export function isHostOf(pid: number, dataDir: string): boolean {
+  try {
+    const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.some((arg) => /host-main\.[jt]s$/.test(arg)) && argv.includes(dataDir);
+  } catch {
+    return false;
+  }
 }
 
 /** Written whole or not at all: a reader never sees half a file. */
@@ -28,17 +39,7 @@ export function writeHostState(file: string, state: HostState): void {
 
 /** Removes the file if it still names this process (a newer host may have replaced it). */
 export function removeHostState(file: string, pid: number): void {
-  const current = readHostStateRaw(file);
-  if (current?.pid === pid) fs.rmSync(file, { force: true });
-}
-
-function readHostStateRaw(file: string): HostState | undefined {
-  try {
-    const parsed = hostStateSchema.safeParse(safeJson(fs.readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  if (recordedHost(file)?.pid === pid) fs.rmSync(file, { force: true });
 }
 
 function safeJson(text: string): unknown {

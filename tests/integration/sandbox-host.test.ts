@@ -188,4 +188,29 @@ describe('one sandbox host per DATA_DIR', () => {
     expect(audit.code).toBe(0);
     expect(hostsOf(dataDir)).toHaveLength(1);
   });
+
+  it('stops a host that runs but does not answer before another starts: still one owner, on the same port', async () => {
+    const dataDir = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'wallet-host-'));
+    const env = serviceProcessEnv(await scratchDatabase('sandbox_host_frozen'), { ...NOTHING_CONFIGURED, DATA_DIR: dataDir, LEDGER_CLOSE_MS: '0' });
+    const first = await startServiceProcess(env);
+    processes = [first];
+    await ready(first);
+    const frozen = hostState(dataDir)!;
+
+    process.kill(frozen.pid, 'SIGSTOP');
+    stopped.add(frozen.pid);
+    const second = await startServiceProcess(env);
+    processes.push(second);
+    stopped.delete(frozen.pid);
+
+    const replaced = hostState(dataDir)!;
+    expect(replaced.pid).not.toBe(frozen.pid);
+    expect(replaced.port).toBe(frozen.port);
+    expect(hostsOf(dataDir)).toEqual([replaced.pid]);
+    // The first process lost its host with the kill and attached to the new one: both serve.
+    await ready(first);
+    await ready(second);
+    expect(await latestLedger(first)).toBeGreaterThan(0);
+    expect(await latestLedger(second)).toBeGreaterThan(0);
+  });
 });
