@@ -1,3 +1,4 @@
+import { PAGE_STATEMENTS } from '../../src/db/repositories/transaction.repository';
 import type { SqlSession } from '../database';
 import { runLoad, round, type LoadFigures } from '../load';
 import { loadRow } from '../report';
@@ -6,17 +7,15 @@ import { ServiceInstance } from '../service';
 import type { Cell, Scenario, ScenarioContext, ScenarioResult, TargetCheck } from './types';
 
 /**
- * The SQL the two list routes run (TransactionRepository.listForUser/countForUser and
- * listAll/countAll, as Drizzle writes them), for EXPLAIN ANALYZE at each size.
+ * The SQL the two list routes run, for EXPLAIN ANALYZE at each size: the pages are the
+ * repository's own statements (first page of 100), the counts as TransactionRepository.countForUser
+ * and the admin total's count write them.
  */
-const QUERIES: Record<string, { sql: string; byUser: boolean }> = {
-  userList: { sql: "select * from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint') order by created_at desc, id desc limit 100 offset 0", byUser: true },
-  userCount: { sql: "select count(*) from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint')", byUser: true },
-  adminList: {
-    sql: "select t.*, u.username, u.email from ledger_entries t left join users u on u.id = t.user_id where t.kind in ('transfer', 'payment_mint', 'admin_mint') order by t.created_at desc, t.id desc limit 100 offset 0",
-    byUser: false,
-  },
-  adminCount: { sql: "select count(*) from ledger_entries where kind in ('transfer', 'payment_mint', 'admin_mint')", byUser: false },
+const QUERIES: Record<string, { sql: string; params: (userId: string) => unknown[] }> = {
+  userList: { sql: PAGE_STATEMENTS.user.text, params: (userId) => [userId, 100, 0] },
+  userCount: { sql: "select count(*) from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint')", params: (userId) => [userId] },
+  adminList: { sql: PAGE_STATEMENTS.admin.text, params: () => [100, 0] },
+  adminCount: { sql: "select count(*) from ledger_entries where kind in ('transfer', 'payment_mint', 'admin_mint')", params: () => [] },
 };
 
 interface Explained {
@@ -27,7 +26,7 @@ interface Explained {
 async function explainAll(db: SqlSession, userId: string): Promise<Record<string, Explained>> {
   const out: Record<string, Explained> = {};
   for (const [name, q] of Object.entries(QUERIES)) {
-    const rows = await db.query<Record<string, string>>(`explain (analyze, buffers) ${q.sql}`, q.byUser ? [userId] : []);
+    const rows = await db.query<Record<string, string>>(`explain (analyze, buffers) ${q.sql}`, q.params(userId));
     const plan = rows.map((r) => Object.values(r)[0] ?? '');
     const time = plan.map((l) => /Execution Time: ([\d.]+) ms/.exec(l)).find(Boolean);
     out[name] = { plan, executionMs: time ? Number(time[1]) : NaN };

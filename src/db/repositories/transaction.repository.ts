@@ -91,6 +91,9 @@ const ADMIN_PAGE = {
   rowMode: 'array',
 } as const;
 
+/** The two pages' statements, for the bench's EXPLAIN of what the routes run (bench/scenarios/growth.ts). */
+export const PAGE_STATEMENTS = { user: USER_PAGE, admin: ADMIN_PAGE } as const;
+
 /** Matches the partial indexes' predicate, so they serve the lists. */
 const isRecord = inArray(transactions.kind, [...RECORD_KINDS]);
 
