@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OwnedRecordTuple, RecordTuple } from '../db/repositories/transaction.repository';
-import { formatStroops } from '../domain/amounts';
+import { stroopsToNumber } from '../domain/amounts';
 
 export const transactionRecordSchema = z.object({
   transactionId: z.uuid(),
@@ -17,16 +17,6 @@ export const transactionRecordSchema = z.object({
 export type TransactionRecord = z.infer<typeof transactionRecordSchema>;
 
 /**
- * Stroops (int8 text) as the spec's `assetAmount`: the same double as `Number(formatStroops(...))`.
- * Below 2^53 both operands of the division are exact and IEEE division rounds the exact quotient to
- * the nearest double, as parsing its exact decimal text does; beyond, the decimal text is parsed.
- */
-function assetAmountOf(stroops: string): number {
-  const n = Number(stroops);
-  return Number.isSafeInteger(n) ? n / 1e7 : Number(formatStroops(BigInt(stroops)));
-}
-
-/**
  * One record of a list page (TransactionRepository.userPage's row) as the API answers it. The one
  * object a record costs: the row is PostgreSQL's array, its timestamp already ISO text.
  */
@@ -37,7 +27,7 @@ export function transactionRecordOf(row: RecordTuple | OwnedRecordTuple): Transa
     ledgerTransactionId: row[1],
     from: row[2],
     to: row[3],
-    assetAmount: assetAmountOf(row[4]),
+    assetAmount: stroopsToNumber(BigInt(row[4])),
     assetCode: row[5],
     userId: row[6] ?? '',
     createdAt: row[7],
@@ -47,21 +37,8 @@ export function transactionRecordOf(row: RecordTuple | OwnedRecordTuple): Transa
 
 /** A record of the admin list (TransactionRepository.adminPage's row): the record, its owner nested as `user` (null once deleted). */
 export function adminTransactionOf(row: OwnedRecordTuple): TransactionRecord & { user: { username: string; email: string } | null } {
-  // Written out rather than spread from transactionRecordOf: one object per record, not two.
-  const status = row[8];
   const username = row[9];
-  return {
-    transactionId: row[0],
-    ledgerTransactionId: row[1],
-    from: row[2],
-    to: row[3],
-    assetAmount: assetAmountOf(row[4]),
-    assetCode: row[5],
-    userId: row[6] ?? '',
-    createdAt: row[7],
-    status: status === 'submitted' ? 'pending' : status,
-    user: username !== null ? { username, email: row[10] ?? '' } : null,
-  };
+  return { ...transactionRecordOf(row), user: username !== null ? { username, email: row[10] ?? '' } : null };
 }
 
 /** The body of a page of a user's records, exactly as the route sends it: for callers without Express (the bench's route ceiling). */
