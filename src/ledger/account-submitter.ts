@@ -1,14 +1,12 @@
-import type { FeeBumpTransaction, Keypair } from '@stellar/stellar-sdk';
-import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import type { Keypair } from '@stellar/stellar-sdk';
+import { LedgerUnavailableError } from '../clients/ledger-errors';
 import type { LedgerApi } from '../clients/ledger-api';
-import { isUniqueViolation } from '../db/client';
-import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
+import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import type { EnvelopeSender } from './envelope-sender';
-import { bidNamedBy, bidPerOperation, type FeeBumper } from './fee-bumper';
-import { isFinalRefusal } from './entry-verdict';
+import type { FeeBumper } from './fee-bumper';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
-import { factsOfTransaction } from './envelope-fate';
+import { BatchRounds, forgetSequence, type Batch, type QueuedJob } from './batch-rounds';
 import type { JobOutcome, LedgerJob } from './ledger-job';
 
 export interface AccountSubmitterOptions {
@@ -38,11 +36,6 @@ export interface AccountSubmitterOptions {
   retryBaseMs?: number;
 }
 
-interface QueuedJob {
-  job: LedgerJob;
-  resolve(outcome: JobOutcome): void;
-}
-
 /** Envelopes built for one batch before its jobs are handed back as waiting. */
 const MAX_ROUNDS = 6;
 /** Stellar accepts at most 20 signatures on a transaction envelope. */
@@ -64,7 +57,7 @@ export class AccountSubmitter {
   private waking = false;
   private readonly lanes: Lane[];
   private readonly usesChannels: boolean;
-  private readonly builder: EnvelopeBuilder;
+  private readonly rounds: BatchRounds;
   private running = 0;
   private idle: (() => void)[] = [];
 
@@ -72,7 +65,7 @@ export class AccountSubmitter {
     this.publicKey = options.source.publicKey();
     this.usesChannels = (options.channels?.length ?? 0) > 0;
     this.lanes = (this.usesChannels ? options.channels! : [options.source]).map((keypair) => ({ keypair, account: undefined, busy: false }));
-    this.builder = new EnvelopeBuilder(options, this.usesChannels);
+    this.rounds = new BatchRounds(options, new EnvelopeBuilder(options, this.usesChannels));
   }
 
   /** Queues a job; resolves (never rejects) with what became of it. */
@@ -139,7 +132,7 @@ export class AccountSubmitter {
         .withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch))
         .catch((err: unknown) => {
           // The lock or the database failed before anything was sent for these jobs.
-          lane.account = undefined;
+          forgetSequence(lane);
           const error = err instanceof Error ? err : new Error(String(err));
           for (const q of batch) q.resolve({ status: 'waiting', error });
         });
@@ -163,129 +156,24 @@ export class AccountSubmitter {
     return batch;
   }
 
-  private async runBatch(lane: Lane, initial: QueuedJob[]): Promise<void> {
-    const { journal, sender } = this.options;
-    let pending = initial;
-    let lastError: Error = new LedgerUnavailableError();
-    // Raised when a full queue refuses a bid (tx_insufficient_fee): recent charges lag behind a surge.
-    let bidFloor: bigint | undefined;
-    for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
-      if (round > 0) await backoff(round, this.options.retryBaseMs ?? 100);
-      let tx: FeeBumpTransaction;
-      let bidLedger: number | undefined;
-      try {
-        ({ envelope: tx, bidLedger } = await this.builder.build(lane, pending.map((q) => q.job), bidFloor));
-      } catch (err) {
-        lastError = err instanceof Error ? err : new Error(String(err));
-        lane.account = undefined;
-        if (err instanceof LedgerUnavailableError) continue;
-        break;
-      }
-      const inner = tx.innerTransaction;
-      const hash = inner.hash().toString('hex');
-      const facts = factsOfTransaction(tx);
-      const stored = {
-        hash,
-        sequence: facts.sequence,
-        firstLedger: facts.firstLedger,
-        lastLedger: facts.lastLedger,
-        sourceAccount: facts.source,
-        envelopeXdr: tx.toEnvelope().toXDR('base64'),
-        outerHash: tx.hash().toString('hex'),
-        bidStroops: BigInt(tx.fee),
-        // Waiting is counted from the later of the fee reading (cached) and the ledger read just before signing.
-        bidLedger: Math.max(bidLedger ?? 0, facts.firstLedger) || undefined,
-      };
-      let attached: Awaited<ReturnType<JournalRepository['attach']>>;
-      try {
-        attached = await journal.attach(stored, pending.map((q) => q.job.entryId), this.options.leaseMs);
-      } catch (err) {
-        // The journal already holds this very inner transaction (built elsewhere with the same
-        // sequence number, operations and ledger bounds): nothing was stored; build a new one.
-        if (!isUniqueViolation(err)) throw err;
-        lane.account = undefined;
-        lastError = new LedgerUnavailableError('an identical envelope is already in the journal');
-        continue;
-      }
-      if ('lost' in attached) {
-        // Another process put these entries in an envelope of its own: it answers for them.
-        lane.account = undefined;
-        const lost = new Set(attached.lost);
-        // Never again a round that cannot change anything: without a named loss, count the round.
-        if (lost.size === 0) round++;
-        for (const q of pending) if (lost.has(q.job.entryId)) q.resolve({ status: 'unknown', hash: '' });
-        pending = pending.filter((q) => !lost.has(q.job.entryId));
-        round--;
-        continue;
-      }
-      const outcome = await sender.send(attached.envelopeId, tx, facts);
-      switch (outcome.kind) {
-        case 'applied':
-          for (const q of pending) q.resolve({ status: 'confirmed', hash, ledger: outcome.ledger });
-          return;
-        case 'refused': {
-          const { survivors, recorded } = await this.recordRefusal(attached.envelopeId, pending, outcome.error);
-          if (!recorded) {
-            lane.account = undefined;
-            for (const q of pending) q.resolve({ status: 'unknown', hash });
-            return;
-          }
-          if (outcome.error.transactionCode !== 'tx_failed') lane.account = undefined; // sequence not consumed
-          if (outcome.error.transactionCode === 'tx_insufficient_fee') {
-            // The refusal names the fee the queue would take; without it, twice the refused bid.
-            const named = bidNamedBy(outcome.error, tx);
-            bidFloor = named !== undefined && named > bidPerOperation(tx) ? named : bidPerOperation(tx) * 2n;
-          }
-          lastError = outcome.error;
-          pending = survivors;
-          continue;
-        }
-        case 'failed':
-          lane.account = undefined;
-          lastError = outcome.reason === 'not_delivered' ? new LedgerUnavailableError() : new LedgerRejectedError('tx_failed', []);
-          continue;
-        case 'unknown':
-          lane.account = undefined;
-          for (const q of pending) q.resolve({ status: 'unknown', hash });
-          return;
-        case 'elsewhere': {
-          lane.account = undefined;
-          const now = await journal.findEnvelope(attached.envelopeId);
-          if (now?.status === 'confirmed') {
-            for (const q of pending) q.resolve({ status: 'confirmed', hash, ledger: now.ledger ?? 0 });
-            return;
-          }
-          if (now?.status !== 'failed') {
-            for (const q of pending) q.resolve({ status: 'unknown', hash });
-            return;
-          }
-          continue;
-        }
-      }
-    }
-    for (const q of pending) q.resolve({ status: 'waiting', error: lastError });
-  }
-
   /**
-   * Records a first submission's refusal: jobs whose own operations the ledger refused for good
-   * are answered failed; the others go into the next envelope.
+   * Rounds of envelopes until every job is answered. A round that fails leaves the jobs for the
+   * next (after a backoff); one whose entries went to another process does not count. When the
+   * rounds run out (or a build error no round can mend), the jobs are answered `waiting` with the
+   * last error: none of their envelopes can apply, so the entries wait for a new one.
    */
-  private async recordRefusal(envelopeId: string, pending: QueuedJob[], error: LedgerRejectedError): Promise<{ survivors: QueuedJob[]; recorded: boolean }> {
-    const verdicts: EntryVerdict[] = [];
-    const finals = new Map<QueuedJob, LedgerRejectedError>();
-    let index = 0;
-    for (const q of pending) {
-      const own = error.operationCodes.slice(index, index + q.job.operations.length);
-      index += q.job.operations.length;
-      const final = isFinalRefusal(q.job.kind, error, own);
-      const ownError = error.transactionCode === 'tx_failed' ? new LedgerRejectedError('tx_failed', own) : error;
-      verdicts.push({ entryId: q.job.entryId, final, code: ownError.code });
-      if (final) finals.set(q, ownError);
+  private async runBatch(lane: Lane, jobs: QueuedJob[]): Promise<void> {
+    const batch: Batch = { pending: jobs, lastError: new LedgerUnavailableError(), bidFloor: undefined };
+    let round = 0;
+    while (round < MAX_ROUNDS && batch.pending.length > 0) {
+      if (round > 0) await backoff(round, this.options.retryBaseMs ?? 100);
+      const end = await this.rounds.play(lane, batch);
+      if (end.next === 'done') return;
+      if (end.error) batch.lastError = end.error;
+      if (end.next === 'give_up') break;
+      if (end.countsAsRound) round++;
     }
-    const recorded = await this.options.journal.fail(envelopeId, error.message, verdicts, { proven: false });
-    if (!recorded) return { survivors: pending, recorded };
-    for (const [q, err] of finals) q.resolve({ status: 'failed', error: err });
-    return { survivors: pending.filter((q) => !finals.has(q)), recorded };
+    for (const q of batch.pending) q.resolve({ status: 'waiting', error: batch.lastError });
   }
 }
 
