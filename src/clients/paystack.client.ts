@@ -1,6 +1,7 @@
 import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
+import { failureResponse, initializeResponse, listResponse, verifyResponse, type TransactionData } from './paystack-schemas';
 
 export interface PaystackClientOptions {
   /** e.g. `https://api.paystack.co`, or the sandbox's `http://localhost:3000/sandbox/paystack`. */
@@ -68,48 +69,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_PAGE_SIZE = 100;
 /** A Paystack answer is a few kB; anything far larger is not one. */
 const MAX_RESPONSE_BYTES = 1_000_000;
-
-/** Kobo as Paystack sends it: a JSON integer. A float or a string is not an amount we can trust. */
-const koboAmount = z
-  .number()
-  .refine((value) => Number.isSafeInteger(value) && value >= 0, { message: 'amount must be a non-negative safe integer' })
-  .transform((value) => BigInt(value));
-
-const initializeResponse = z.looseObject({
-  status: z.literal(true),
-  data: z.looseObject({
-    authorization_url: z.string().min(1),
-    access_code: z.string().min(1),
-    reference: z.string().min(1),
-  }),
-});
-
-/** A transaction as verify and the list show it. */
-const transactionData = z.looseObject({
-  status: z.string().min(1),
-  reference: z.string().min(1),
-  amount: koboAmount,
-  currency: z.string().min(1),
-  paid_at: z.string().nullish(),
-  customer: z.looseObject({
-    id: z.union([z.number().int(), z.string().min(1)]),
-    email: z.string(),
-  }),
-});
-
-const verifyResponse = z.looseObject({ status: z.literal(true), data: transactionData });
-
-/** A count in the list's meta; taken as a JSON integer or a string of digits. */
-const metaCount = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
-
-const listResponse = z.looseObject({
-  status: z.literal(true),
-  data: z.array(transactionData),
-  meta: z.looseObject({ total: metaCount, page: metaCount, pageCount: metaCount }),
-});
-
-/** What Paystack answers for an unknown reference (HTTP 400). */
-const failureResponse = z.looseObject({ status: z.literal(false) });
 
 /**
  * Paystack's transaction API: open a charge, ask what became of it, and list them all.
@@ -251,7 +210,7 @@ export class PaystackClient {
   }
 }
 
-function toTransaction(data: z.output<typeof transactionData>, raw: Record<string, unknown>): VerifiedTransaction {
+function toTransaction(data: TransactionData, raw: Record<string, unknown>): VerifiedTransaction {
   return {
     status: data.status,
     reference: data.reference,

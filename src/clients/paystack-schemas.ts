@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+// What the service reads of Paystack's answers, as zod schemas: an answer that does not match is
+// unreadable, and PaystackClient reports it as UPSTREAM_FAILED.
+
+/** Kobo as Paystack sends it: a JSON integer. A float or a string is not an amount we can trust. */
+const koboAmount = z
+  .number()
+  .refine((value) => Number.isSafeInteger(value) && value >= 0, { message: 'amount must be a non-negative safe integer' })
+  .transform((value) => BigInt(value));
+
+export const initializeResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.looseObject({
+    authorization_url: z.string().min(1),
+    access_code: z.string().min(1),
+    reference: z.string().min(1),
+  }),
+});
+
+/** A transaction as verify and the list show it. */
+const transactionData = z.looseObject({
+  status: z.string().min(1),
+  reference: z.string().min(1),
+  amount: koboAmount,
+  currency: z.string().min(1),
+  paid_at: z.string().nullish(),
+  customer: z.looseObject({
+    id: z.union([z.number().int(), z.string().min(1)]),
+    email: z.string(),
+  }),
+});
+
+export const verifyResponse = z.looseObject({ status: z.literal(true), data: transactionData });
+
+/** A count in the list's meta; taken as a JSON integer or a string of digits. */
+const metaCount = z.union([z.number().int().nonnegative(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+
+export const listResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.array(transactionData),
+  meta: z.looseObject({ total: metaCount, page: metaCount, pageCount: metaCount }),
+});
+
+/** What Paystack answers for an unknown reference (HTTP 400). */
+export const failureResponse = z.looseObject({ status: z.literal(false) });
+
+export type TransactionData = z.output<typeof transactionData>;
