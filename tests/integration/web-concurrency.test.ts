@@ -48,9 +48,13 @@ describe('WEB_CONCURRENCY=2: two service processes on one port', () => {
     await provider?.stop();
   });
 
-  /** The cluster primary's live children: its workers. */
+  /**
+   * The cluster primary's workers: its live children that run the service. Not every child is one:
+   * tsx starts an esbuild service process in the primary when a file it loads is not in tsx's
+   * cache yet (a fresh checkout, an edited file), and that child never takes a connection.
+   */
   function workers(): number[] {
-    return childrenOf(service.pid!);
+    return childrenOf(service.pid!).filter((pid) => commandLine(pid).includes('src/server.ts'));
   }
 
   /** A connection to the service that one worker has taken, and that worker's pid. */
@@ -261,6 +265,15 @@ function requestOn(socket: net.Socket, port: number, { method, path, headers = {
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** A process's command line, its arguments joined by spaces ('' once it is gone). */
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
 }
 
 /** Live (not zombie) children of a process, from /proc/PID/stat ("pid (comm) state ppid ..."). */
