@@ -1,10 +1,8 @@
 // The composition root: it only wires. Configuration derivations live in config/, the embedded
 // sandboxes in config/embedded-sandboxes.ts, the ledger journal's many settings in composition/ledger.ts.
 import type { Express } from 'express';
-import { Networks } from '@stellar/stellar-sdk';
 import { createApp } from './app';
 import { Mailer } from './clients/mailer';
-import { PaystackClient } from './clients/paystack.client';
 import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
@@ -18,15 +16,18 @@ import { WalletRepository } from './db/repositories/wallet.repository';
 import { JournalRepository } from './db/repositories/journal.repository';
 import { MailOutboxRepository } from './db/repositories/mail-outbox.repository';
 import { RateLimitRepository } from './db/repositories/rate-limit.repository';
-import { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
-import { JournalReconciler } from './ledger/journal-reconciler';
 import { auditLedger, type AuditReport } from './ledger/ledger-audit';
-import type { LedgerJournal, ReadyLedger } from './ledger/ledger-journal';
-import { TokenLedger } from './ledger/token-ledger';
 import { embeddedSandboxes, withSandboxHost } from './config/embedded-sandboxes';
 import type { Treasury } from './ledger/treasury';
 import { HistoryWindow } from './ledger/history-window';
-import { journalFromConfig, treasuryFromConfig } from './composition/ledger';
+import { ledgerFromConfig, treasuryFromConfig, type LedgerModule } from './composition/ledger';
+import type { JournalReconciler } from './ledger/journal-reconciler';
+import { paymentsFromConfig } from './composition/payments';
+import type { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
+import type { PaymentSweepService } from './services/payment-sweep.service';
+import type { PaymentService } from './services/payment.service';
+import type { ReversalService } from './services/reversal.service';
+import type { WebhookInboxService } from './services/webhook-inbox.service';
 import { readinessProbe } from './composition/readiness';
 import type { Logger } from './logger';
 import { ServiceMetrics } from './metrics/metrics';
@@ -44,11 +45,7 @@ import { WalletCipher } from './security/wallet-cipher';
 import { AdminService } from './services/admin.service';
 import { LedgerService } from './services/ledger.service';
 import { MailOutboxService } from './services/mail-outbox.service';
-import { PaymentService } from './services/payment.service';
 import { WalletActivationService } from './services/wallet-activation.service';
-import { WebhookInboxService } from './services/webhook-inbox.service';
-import { ReversalService } from './services/reversal.service';
-import { PaymentSweepService } from './services/payment-sweep.service';
 import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
@@ -65,7 +62,8 @@ export interface Container {
   admins: AdminService;
   wallets: WalletService;
   ledger: LedgerService;
-  journal: LedgerJournal;
+  /** The ledger module's parts (tests and operator commands reach below the use cases through it). */
+  ledgerModule: LedgerModule;
   activation: WalletActivationService;
   payments: PaymentService;
   reconciler: JournalReconciler;
@@ -122,13 +120,6 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
   const metrics = new ServiceMetrics();
-  // The queue depth gauge reads the distribution submitter, which exists once the ledger is
-  // bootstrapped. A submission result means a bootstrap has begun, so asking ready() then never
-  // starts one of its own.
-  let readyLedger: ReadyLedger | undefined;
-  const trackReady = () => {
-    if (!readyLedger) journal.ready().then((ready) => (readyLedger = ready), () => undefined);
-  };
   const userRepo = new UserRepository(db);
   const walletRepo = new WalletRepository(db);
   const transactionRepo = new TransactionRepository(db);
@@ -136,19 +127,16 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const journalRepo = new JournalRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const timing = config.ledger;
-  const journal = journalFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger }, {
-    onResult: (code) => {
-      metrics.countLedgerResult(code);
-      trackReady();
-    },
+  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger }, {
+    onResult: (code) => metrics.countLedgerResult(code),
     onFeePaid: (stroops) => metrics.countFeePaid(stroops),
     onBump: () => metrics.countFeeBump(),
   });
 
-  const tokenLedger = new TokenLedger(journal, config.ledger.tokenCode);
+  const { bootstrap: journal, reads: tokenReads, reconciler } = ledgerModule;
   const wallets = new WalletService(walletRepo, cipher);
   const activation = new WalletActivationService(
-    tokenLedger,
+    journal,
     walletRepo,
     wallets,
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000 },
@@ -161,53 +149,11 @@ export async function buildContainer(configured: Config, logger: Logger, options
     onOutcome: (outcome) => metrics.countSignupWallet(outcome),
   });
   const reversalRepo = new ReversalRepository(db);
-  const ledger = new LedgerService(tokenLedger, walletRepo, wallets, transactionRepo, reversalRepo, config.ledger.tokenCode);
-  const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
-  const payments = new PaymentService(
-    paystack,
-    paymentRepo,
-    userRepo,
-    walletRepo,
-    reversalRepo,
-    tokenLedger,
-    {
-      publicBaseUrl: config.publicBaseUrl,
-      tokensPerNaira: config.payments.tokensPerNaira,
-      tokenCode: config.ledger.tokenCode,
-      mintWaitMs: options.mintWaitMs ?? 10_000,
-      firstCheckMs: config.payments.firstCheckMs,
-      publicNetwork: config.ledger.networkPassphrase === Networks.PUBLIC,
-    },
-    logger,
-  );
-  const paymentSweep = new PaymentSweepService(
-    paymentRepo,
-    payments,
-    {
-      policy: { leaseMs: timing.leaseMs, retryBaseMs: config.payments.checkRetryMs, maxDelayMs: 6 * 60 * 60 * 1000, maxAttempts: config.payments.checkMaxAttempts },
-      walletWaitMs: timing.reconcileIntervalMs,
-    },
-    logger,
-  );
-  const reconciler = new JournalReconciler(journal, { leaseMs: timing.leaseMs, batchSize: 200 }, logger);
-  const reversals = new ReversalService(
-    reversalRepo,
-    paymentRepo,
-    tokenLedger,
-    {
-      policy: { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 60 * 60 * 1000, maxAttempts: 50 },
-      clawbackWaitMs: options.mintWaitMs ?? 10_000,
-      tokensFor: (kobo) => payments.tokensFor(kobo),
-    },
-    logger,
-  );
-  const webhookEvents = new WebhookInboxRepository(db);
-  const webhookInbox = new WebhookInboxService(
-    webhookEvents,
-    payments,
-    reversals,
-    { leaseMs: timing.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
-    logger,
+  const ledger = new LedgerService(tokenReads, journal, walletRepo, wallets, transactionRepo, reversalRepo, config.ledger.tokenCode);
+  const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox } = paymentsFromConfig(
+    config,
+    { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
+    { mintWaitMs: options.mintWaitMs ?? 10_000 },
   );
   // Deletions and credential changes made here are seen at once (forget); made by another
   // process, within this TTL.
@@ -249,15 +195,15 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
     '/api/admin': adminRoutes({ admins, payments, ...common }),
-    '/api/ledger': ledgerRoutes({ ledger, idempotency, tokenCode: config.ledger.tokenCode }),
-    '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, idempotency, tokenCode: config.ledger.tokenCode }),
+    '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
+    '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }),
   };
-  const treasury = treasuryFromConfig(config, journal);
-  const history = new HistoryWindow(journal.client, journalRepo, 5000);
+  const treasury = treasuryFromConfig(config, ledgerModule);
+  const history = new HistoryWindow(ledgerModule.client, journalRepo, 5000);
   metrics.setSources({
     paymentsByStatus: () => countPaymentsByStatus(db),
     paymentAlerts: () => readPaymentAlerts(db),
-    distributionQueueDepth: () => readyLedger?.distribution.queueDepth,
+    distributionQueueDepth: () => ledgerModule.accounts.distributionQueueDepth(),
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
   });
@@ -273,7 +219,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     corsOrigins: config.corsOrigins,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
-    ready: readinessProbe(db, journal.client, treasury, history),
+    ready: readinessProbe(db, ledgerModule.client, treasury, history),
   });
 
   return {
@@ -287,7 +233,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     admins,
     wallets,
     ledger,
-    journal,
+    ledgerModule,
     activation,
     payments,
     reconciler,
@@ -302,7 +248,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     async audit() {
       const ready = await journal.ready();
       return auditLedger({
-        client: journal.client,
+        client: ledgerModule.client,
         journal: journalRepo,
         wallets: walletRepo,
         payments: paymentRepo,
@@ -317,7 +263,6 @@ export async function buildContainer(configured: Config, logger: Logger, options
     start() {
       journal
         .ready()
-        .then((ready) => (readyLedger = ready))
         .catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'ledger not ready yet'));
       // pending wallets without a live activation get a new one every 15 s
       activation.start(15_000);
@@ -344,7 +289,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       await mailOutbox.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).
-      await Promise.race([journal.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);
+      await Promise.race([ledgerModule.accounts.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);
       sandboxes.host?.detach();
       mailer.close();
       await hasher.close();

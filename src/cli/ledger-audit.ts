@@ -9,7 +9,7 @@ import { runCommand, waitForLedger } from './cli-container';
  * audit never reports agreement on what it could not see.
  */
 runCommand('ledger:audit', async (container) => {
-  await waitForLedger(() => container.journal.ready());
+  await waitForLedger(() => container.ledgerModule.bootstrap.ready());
   const report = await container.audit();
   const c = report.checked;
   console.log(

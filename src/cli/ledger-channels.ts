@@ -8,8 +8,8 @@ import { runCommand, waitForLedger } from './cli-container';
  * Exit code 0 when the ledger matches, 3 when a channel still had an open envelope (run again later).
  */
 runCommand('ledger:channels', async (container, config) => {
-  await waitForLedger(() => container.journal.ready());
-  const { removed, busy } = await container.journal.removeChannelsBeyond(config.ledger.channelCount);
+  await waitForLedger(() => container.ledgerModule.bootstrap.ready());
+  const { removed, busy } = await container.ledgerModule.bootstrap.removeChannelsBeyond(config.ledger.channelCount);
   console.log(`${config.ledger.channelCount} channel accounts in use`);
   for (const key of removed) console.log(`removed ${key} (merged into the distribution account)`);
   for (const key of busy) console.log(`still in use, not removed yet: ${key}`);

@@ -18,7 +18,7 @@ runCommand('payments:reconcile', async (container) => {
   const before = await countPaymentsByStatus(container.database.db);
   console.log(`before: ${describe(before)}`);
 
-  await waitForLedger(() => container.journal.ready());
+  await waitForLedger(() => container.ledgerModule.bootstrap.ready());
   await container.paymentSweep.run();
   await container.reconciler.drain();
 

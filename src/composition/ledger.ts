@@ -8,8 +8,14 @@ import type { IdempotencyRepository } from '../db/repositories/idempotency.repos
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
-import { LedgerJournal } from '../ledger/ledger-journal';
+import { EntryJobs } from '../ledger/entry-jobs';
 import type { SendEvents } from '../ledger/envelope-sender';
+import { Journal } from '../ledger/journal';
+import type { LedgerOptions } from '../ledger/journal-options';
+import { JournalReconciler } from '../ledger/journal-reconciler';
+import { LedgerAccounts } from '../ledger/ledger-accounts';
+import { LedgerBootstrap } from '../ledger/ledger-bootstrap';
+import { TokenReads } from '../ledger/token-reads';
 import { Treasury } from '../ledger/treasury';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
@@ -31,38 +37,70 @@ export function ledgerClientFromConfig(config: Config): LedgerApi {
   return new HorizonClient({ horizonUrl: ledger.url, retentionLedgers: ledger.historyRetentionLedgers, ...common });
 }
 
-/** The ledger journal as the configuration describes it: the ledger API, the system accounts' secrets, timing and fees. */
-export function journalFromConfig(config: Config, parts: JournalParts, events: SendEvents): LedgerJournal {
+/** The ledger module's parts, wired once: each only calls the ones below it (docs/architecture.md). */
+export interface LedgerModule {
+  client: LedgerApi;
+  repository: JournalRepository;
+  accounts: LedgerAccounts;
+  journal: Journal;
+  /** The use cases' door for writes: the journal, once the network holds what the service needs. */
+  bootstrap: LedgerBootstrap;
+  reads: TokenReads;
+  reconciler: JournalReconciler;
+}
+
+/** The ledger module as the configuration describes it: the network's API, the system accounts' secrets, timing and fees. */
+export function ledgerFromConfig(config: Config, parts: JournalParts, events: SendEvents): LedgerModule {
   const ledger = config.ledger;
-  return new LedgerJournal({
+  const client = ledgerClientFromConfig(config);
+  const timing = {
+    answerWaitMs: ledger.answerWaitMs,
+    leaseMs: ledger.leaseMs,
+    txTimeoutLedgers: ledger.txTimeoutLedgers,
+    settleAttempts: 6,
+    settleBaseDelayMs: ledger.settleBaseDelayMs,
+    recheckMs: ledger.recheckMs,
+    retryBaseMs: ledger.retryBaseMs,
+  };
+  const options: LedgerOptions = {
     ...parts,
-    client: ledgerClientFromConfig(config),
+    client,
     systemAccounts: new SystemAccountRepository(parts.database.db),
     tokenCode: ledger.tokenCode,
     issuerSecret: ledger.issuerSecret,
     distributionSecret: ledger.distributionSecret,
     friendbotUrl: ledger.friendbotUrl,
     channelCount: ledger.channelCount,
-    timing: {
-      answerWaitMs: ledger.answerWaitMs,
-      leaseMs: ledger.leaseMs,
-      txTimeoutLedgers: ledger.txTimeoutLedgers,
-      settleAttempts: 6,
-      settleBaseDelayMs: ledger.settleBaseDelayMs,
-      recheckMs: ledger.recheckMs,
-      retryBaseMs: ledger.retryBaseMs,
-    },
+    timing,
     fees: { percentile: ledger.feePercentile, maxFeeStroops: ledger.maxFeeStroops, cacheMs: ledger.feeStatsCacheMs, bumpAfterLedgers: ledger.bumpAfterLedgers },
     ...events,
+  };
+  const accounts = new LedgerAccounts(options);
+  const jobs = new EntryJobs(options, accounts);
+  const journal = new Journal({ repository: parts.journal, idempotency: parts.idempotency, wallets: parts.wallets, accounts, jobs, timing, tokenCode: ledger.tokenCode });
+  const bootstrap = new LedgerBootstrap({
+    journal,
+    accounts,
+    repository: parts.journal,
+    client,
+    friendbotUrl: ledger.friendbotUrl,
+    channelCount: ledger.channelCount,
+    logger: parts.logger,
   });
+  const reconciler = new JournalReconciler(
+    { repository: parts.journal, sender: accounts.sender, jobs, networkPassphrase: client.networkPassphrase, ready: () => bootstrap.ready() },
+    { leaseMs: ledger.leaseMs, batchSize: 200 },
+    parts.logger,
+  );
+  return { client, repository: parts.journal, accounts, journal, bootstrap, reads: new TokenReads(bootstrap, client, ledger.tokenCode), reconciler };
 }
 
 /** The distribution account's runway (metrics, /readyz), read through the journal's client and keys. */
-export function treasuryFromConfig(config: Config, journal: LedgerJournal): Treasury {
+export function treasuryFromConfig(config: Config, ledger: LedgerModule): Treasury {
   return new Treasury(
-    journal.client,
+    ledger.client,
     async () => {
-      const keys = await journal.keys();
+      const keys = await ledger.accounts.keys();
       return { publicKey: keys.distribution.publicKey(), asset: new Asset(config.ledger.tokenCode, keys.issuer.publicKey()) };
     },
     { walletStartingXlm: config.ledger.walletStartingXlm, minSignupsLeft: config.ledger.minSignupsLeft, cacheMs: 5000 },

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, id, updatedAt } from './columns';
 
-// The ledger journal's two tables (src/ledger/ledger-journal.ts tells the story they keep).
+// The ledger journal's two tables (src/ledger/journal.ts tells the story they keep).
 
 export const ENVELOPE_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
 export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];

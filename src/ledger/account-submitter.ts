@@ -1,40 +1,9 @@
-import type { Keypair } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../clients/ledger-errors';
-import type { LedgerApi } from '../clients/ledger-api';
-import type { JournalRepository } from '../db/repositories/journal.repository';
-import type { Logger } from '../logger';
-import type { EnvelopeSender } from './envelope-sender';
-import type { FeeBumper } from './fee-bumper';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
 import { BatchRounds, forgetSequence, type Batch, type QueuedJob } from './batch-rounds';
-import type { JobOutcome, LedgerJob } from './ledger-job';
-
-export interface AccountSubmitterOptions {
-  client: LedgerApi;
-  journal: JournalRepository;
-  sender: EnvelopeSender;
-  /** Pays every transaction's fee through a fee bump: no lane account needs XLM. */
-  bumper: FeeBumper;
-  /** The account whose operations these are (it signs every transaction it has operations in). */
-  source: Keypair;
-  /**
-   * Channel accounts that give their sequence numbers instead of the source (fees come from the fee bump), one transaction
-   * each per ledger, so several transactions of the source's operations land in the same ledger.
-   * Unset = the source account itself is the only lane.
-   */
-  channels?: Keypair[];
-  /** Cross-process mutual exclusion on a lane account (a PostgreSQL advisory lock). */
-  withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  /** Jobs queued while a transaction is in flight go out together, up to this many operations. */
-  maxOperations: number;
-  logger: Logger;
-  /** Ledgers a signed envelope stays valid after the ledger read before signing (its ledger bounds). */
-  txTimeoutLedgers: number;
-  /** How long this process owns a new envelope before the reconciler may look at it. */
-  leaseMs: number;
-  /** First pause before a batch's next round (doubles per round, at most 20 times this); default 100 ms. */
-  retryBaseMs?: number;
-}
+import type { LedgerJob } from './ledger-job';
+import type { EntryOutcome } from './write-command';
+import type { AccountSubmitterOptions } from './submitter-options';
 
 /** Envelopes built for one batch before its jobs are handed back as waiting. */
 const MAX_ROUNDS = 6;
@@ -69,7 +38,7 @@ export class AccountSubmitter {
   }
 
   /** Queues a job; resolves (never rejects) with what became of it. */
-  submit(job: LedgerJob): Promise<JobOutcome> {
+  submit(job: LedgerJob): Promise<EntryOutcome> {
     if (job.operations.length === 0 || job.operations.length > this.options.maxOperations) {
       return Promise.reject(new Error(`a job needs 1..${this.options.maxOperations} operations`));
     }

@@ -2,17 +2,18 @@ import type { FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
-import type { AccountSubmitterOptions } from './account-submitter';
+import type { AccountSubmitterOptions } from './submitter-options';
 import type { EnvelopeBuilder, Lane } from './envelope-builder';
 import { factsOfTransaction, type EnvelopeFacts } from './envelope-fate';
 import type { SendOutcome } from './envelope-sender';
 import { bidNamedBy, bidPerOperation } from './fee-bumper';
 import { isFinalRefusal } from './entry-verdict';
-import type { JobOutcome, LedgerJob } from './ledger-job';
+import type { LedgerJob } from './ledger-job';
+import type { EntryOutcome } from './write-command';
 
 export interface QueuedJob {
   job: LedgerJob;
-  resolve(outcome: JobOutcome): void;
+  resolve(outcome: EntryOutcome): void;
 }
 
 /** What a batch carries from one round to the next. */
@@ -106,7 +107,7 @@ export class BatchRounds {
     // Another process put these entries in an envelope of its own: it answers for them.
     forgetSequence(lane);
     const lost = new Set(attached.lost);
-    for (const q of batch.pending) if (lost.has(q.job.entryId)) q.resolve({ status: 'unknown', hash: '' });
+    for (const q of batch.pending) if (lost.has(q.job.entryId)) q.resolve({ status: 'pending' });
     batch.pending = batch.pending.filter((q) => !lost.has(q.job.entryId));
     // Never again a round that cannot change anything: without a named loss, count the round.
     return { next: 'retry', countsAsRound: lost.size === 0 };
@@ -125,7 +126,7 @@ export class BatchRounds {
       case 'unknown':
         // Left open for the reconciler: it answers for these entries now.
         forgetSequence(lane);
-        answerAll(batch, { status: 'unknown', hash: built.hash });
+        answerAll(batch, { status: 'pending' });
         return { next: 'done' };
       case 'elsewhere':
         forgetSequence(lane);
@@ -139,7 +140,7 @@ export class BatchRounds {
     if (!recorded) {
       // The envelope was no longer open (settled elsewhere): its outcome is unknown here, not a refusal.
       forgetSequence(lane);
-      answerAll(batch, { status: 'unknown', hash: built.hash });
+      answerAll(batch, { status: 'pending' });
       return { next: 'done' };
     }
     // Only tx_failed reaches the ledger and consumes the sequence number; any other refusal does not.
@@ -162,7 +163,7 @@ export class BatchRounds {
       return { next: 'done' };
     }
     if (now?.status !== 'failed') {
-      answerAll(batch, { status: 'unknown', hash: built.hash });
+      answerAll(batch, { status: 'pending' });
       return { next: 'done' };
     }
     // Failed for good: its entries are free to ride again; the last error stands.
@@ -192,7 +193,7 @@ export class BatchRounds {
   }
 }
 
-function answerAll(batch: Batch, outcome: JobOutcome): void {
+function answerAll(batch: Batch, outcome: EntryOutcome): void {
   for (const q of batch.pending) q.resolve(outcome);
 }
 

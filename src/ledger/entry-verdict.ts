@@ -32,3 +32,12 @@ export function isFinalRefusal(kind: EntryKind, error: LedgerRejectedError, ownC
   if (ENVELOPE_CODES.has(error.transactionCode)) return false;
   return !MUST_FINISH.has(kind);
 }
+
+/**
+ * Whether a write that nothing can send right now is left to the reconciler (true) or dropped with
+ * its Idempotency-Key so the caller asks again: the kinds the service finishes by itself, and the
+ * bootstrap's channel merges.
+ */
+export function isMustFinish(kind: EntryKind): boolean {
+  return MUST_FINISH.has(kind) || kind === 'channel_merge';
+}

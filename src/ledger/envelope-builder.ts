@@ -1,6 +1,6 @@
 import { Account, Keypair, StrKey, TimeoutInfinite, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
-import type { AccountSubmitterOptions } from './account-submitter';
+import type { AccountSubmitterOptions } from './submitter-options';
 import type { LedgerJob } from './ledger-job';
 
 /** The inner transaction bids nothing: its fee bump pays (CAP-15), so its source needs no XLM. */

@@ -10,7 +10,7 @@ import type { SendEvents } from './envelope-sender';
 import type { FeePolicyOptions } from './fee-policy';
 
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
-export interface LedgerJournalOptions extends SendEvents {
+export interface LedgerOptions extends SendEvents {
   client: LedgerApi;
   database: DatabaseHandle;
   journal: JournalRepository;

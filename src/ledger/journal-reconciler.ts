@@ -1,9 +1,21 @@
-import type { EnvelopeRow, EntryRow } from '../db/repositories/journal.repository';
+import type { EnvelopeRow, EntryRow, JournalRepository } from '../db/repositories/journal.repository';
+import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 import { BackgroundWorker } from '../workers/background-worker';
+import type { EntryJobs } from './entry-jobs';
 import { factsOf } from './envelope-fate';
-import type { LedgerJournal } from './ledger-journal';
-import { errorReason } from '../errors/loggable-error';
+import type { EnvelopeSender } from './envelope-sender';
+import type { ReadyLedger } from './ledger-accounts';
+
+/** What the reconciler works with: the journal's storage, the sender, and how to build an entry's job. */
+export interface ReconcilerParts {
+  repository: JournalRepository;
+  sender: EnvelopeSender;
+  jobs: EntryJobs;
+  networkPassphrase: string;
+  /** The accounts, once the network holds what the service needs (LedgerBootstrap.ready). */
+  ready(): Promise<ReadyLedger>;
+}
 
 export interface ReconcilerOptions {
   /** How long a claim on an envelope or entry lasts (another process may take it after). */
@@ -25,7 +37,7 @@ export interface ReconcilerOptions {
  */
 export class JournalReconciler extends BackgroundWorker {
   constructor(
-    private readonly journal: LedgerJournal,
+    private readonly parts: ReconcilerParts,
     private readonly options: ReconcilerOptions,
     private readonly logger: Logger,
   ) {
@@ -45,20 +57,20 @@ export class JournalReconciler extends BackgroundWorker {
   }
 
   private async reconcile(): Promise<boolean> {
-    await this.journal.ready();
-    const repo = this.journal.repository;
+    const ledger = await this.parts.ready();
+    const repo = this.parts.repository;
     const envelopes = await repo.claimOpenEnvelopes(this.options.batchSize, this.options.leaseMs);
     await Promise.all(envelopes.map((e) => this.settle(e)));
     const entries = await repo.claimWaitingEntries(this.options.batchSize, this.options.leaseMs);
     if (entries.length > 0) this.logger.info({ count: entries.length }, 'reconciler building new envelopes for waiting entries');
-    await Promise.all(entries.map((e) => this.resubmit(e)));
+    await Promise.all(entries.map((e) => this.resubmit(ledger, e)));
     return envelopes.length + entries.length > 0;
   }
 
   private async settle(row: EnvelopeRow): Promise<void> {
-    const { sender, client, repository } = this.journal;
+    const { sender, networkPassphrase, repository } = this.parts;
     try {
-      const facts = { ...factsOf(row.envelopeXdr, client.networkPassphrase), priorOuterHashes: row.priorOuterHashes };
+      const facts = { ...factsOf(row.envelopeXdr, networkPassphrase), priorOuterHashes: row.priorOuterHashes };
       const outcome = row.status === 'pending' ? await sender.send(row.id, facts.tx, facts) : await sender.settle(row.id, facts.tx, facts, 1);
       // A first submission refused: which operation failed is for the live path to weigh; here
       // every entry simply rides again (a new envelope gets a precise answer).
@@ -68,10 +80,12 @@ export class JournalReconciler extends BackgroundWorker {
     }
   }
 
-  private async resubmit(entry: EntryRow): Promise<void> {
+  /** A new envelope for an entry whose previous one can never apply (or that never had one). */
+  private async resubmit(ledger: ReadyLedger, entry: EntryRow): Promise<void> {
     try {
-      const outcome = await this.journal.resubmit(entry);
-      if (outcome.status === 'waiting') await this.journal.repository.releaseEntry(entry.id, this.options.leaseMs);
+      const { submitter, job } = await this.parts.jobs.jobFor(ledger, entry);
+      const outcome = await submitter.submit(job);
+      if (outcome.status === 'waiting') await this.parts.repository.releaseEntry(entry.id, this.options.leaseMs);
     } catch (err) {
       this.logger.warn({ entryId: entry.id, kind: entry.kind, reason: errorReason(err) }, 'entry not resubmitted yet');
     }

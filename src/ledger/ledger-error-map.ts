@@ -1,4 +1,5 @@
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import type { WriteResult } from './write-command';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 
 /** A refusal's answer; a function, so every answer is a new error and may name the token. */
@@ -29,4 +30,25 @@ export function fromLedgerError(err: unknown, tokenCode: string): unknown {
   if (err.feeBump) return new AppError('UPSTREAM_UNAVAILABLE', 'The network fee could not be paid right now; try again later');
   const refusal = REFUSALS.get(err.code);
   return refusal ? refusal(tokenCode) : new AppError('UPSTREAM_FAILED', `Ledger rejected the transaction (${err.code})`);
+}
+
+/** A write's result as the API answers it: the entry, confirmed or pending; anything else is the AppError it is answered with. */
+export type AnsweredWrite = Extract<WriteResult, { written: true }> & { outcome: { status: 'confirmed' | 'pending' } };
+
+/** The AppError a write that was not made (or was refused) is answered with, or the written result itself. */
+export function answeredWrite(result: WriteResult, tokenCode: string): AnsweredWrite {
+  if (!result.written) {
+    switch (result.reason) {
+      case 'key_reused':
+        throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
+      case 'dropped':
+        throw fromLedgerError(result.error, tokenCode);
+      default:
+        throw new Error(`a write answered to a request was not made (${result.reason})`);
+    }
+  }
+  const { outcome } = result;
+  if (outcome.status === 'failed') throw fromLedgerError(outcome.error, tokenCode);
+  if (outcome.status === 'waiting') throw fromLedgerError(outcome.error, tokenCode);
+  return { ...result, outcome };
 }

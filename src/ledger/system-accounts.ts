@@ -1,11 +1,11 @@
-import { Asset, Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
+import { Keypair, type Asset } from '@stellar/stellar-sdk';
 import { fundWithFriendbot } from '../clients/friendbot';
 import { balanceOf, type LedgerApi } from '../clients/ledger-api';
 import type { SystemAccountName, SystemAccountRepository } from '../db/repositories/system-account.repository';
 import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
-import { clawbackFlagsOperation } from './entry-operations';
+import type { WriteCommand } from './write-command';
 
 export interface SystemKeys {
   issuer: Keypair;
@@ -49,15 +49,8 @@ export async function bootstrapLedger(input: {
   friendbotUrl: string | undefined;
   logger: Logger;
   channels: Keypair[];
-  /** The operations that create a channel account. */
-  channelCreation(channel: Keypair): xdr.Operation[];
-  /** A journal write from the distribution account, answered once the ledger has it. */
-  write(
-    kind: 'trustline' | 'channel_funding' | 'issuer_flags',
-    to: string,
-    operations: xdr.Operation[],
-    signers?: Keypair[],
-  ): Promise<{ state: 'confirmed' | 'pending' }>;
+  /** A journal write of one of the bootstrap's commands: true once the network applied it. */
+  write(command: Extract<WriteCommand, { kind: 'trustline' | 'channel_funding' | 'issuer_flags' }>): Promise<boolean>;
 }): Promise<void> {
   const { client, keys, asset, friendbotUrl, logger } = input;
   for (const [name, pair] of [
@@ -69,19 +62,19 @@ export async function bootstrapLedger(input: {
     logger.info({ account: name, publicKey: pair.publicKey() }, 'funding system account through friendbot');
     await fundWithFriendbot(friendbotUrl, pair.publicKey());
   }
-  const done = (write: { state: string }, what: string) => {
-    if (write.state !== 'confirmed') throw new Error(`${what} not confirmed yet`);
+  const done = (confirmed: boolean, what: string) => {
+    if (!confirmed) throw new Error(`${what} not confirmed yet`);
   };
   await enableClawback(input);
   const distribution = await client.loadAccount(keys.distribution.publicKey(), asset);
   if (distribution && !balanceOf(distribution, asset)) {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
-    done(await input.write('trustline', keys.distribution.publicKey(), [Operation.changeTrust({ asset })]), 'the distribution trustline');
+    done(await input.write({ kind: 'trustline' }), 'the distribution trustline');
   }
   const missing: Keypair[] = [];
   for (const channel of input.channels) if (!(await client.loadAccount(channel.publicKey()))) missing.push(channel);
   if (missing.length > 0) logger.info({ count: missing.length }, 'creating channel accounts');
-  const writes = await Promise.all(missing.map((channel) => input.write('channel_funding', channel.publicKey(), input.channelCreation(channel), [channel])));
+  const writes = await Promise.all(missing.map((channel) => input.write({ kind: 'channel_funding', channel: channel.publicKey() })));
   for (const w of writes) done(w, 'a channel account');
 }
 
@@ -96,8 +89,8 @@ async function enableClawback(input: Parameters<typeof bootstrapLedger>[0]): Pro
   if (!account || (account.flags.authRevocable && account.flags.authClawbackEnabled)) return;
   input.logger.info({ issuer }, 'issuer enabling clawback');
   try {
-    const write = await input.write('issuer_flags', issuer, [clawbackFlagsOperation(issuer)], [input.keys.issuer]);
-    if (write.state !== 'confirmed') input.logger.warn({ issuer }, 'the issuer\'s clawback flags are not confirmed yet: the journal finishes them');
+    const confirmed = await input.write({ kind: 'issuer_flags' });
+    if (!confirmed) input.logger.warn({ issuer }, 'the issuer\'s clawback flags are not confirmed yet: the journal finishes them');
   } catch (err) {
     input.logger.warn({ issuer, reason: errorReason(err) }, 'the issuer could not enable clawback: reversed payments become debts');
   }

@@ -1,14 +1,13 @@
 import type { Response } from 'express';
 import { z } from 'zod';
-import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatStroops } from '../domain/amounts';
 import { isStellarPublicKey } from '../domain/stellar-keys';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { tokenAmountSchema, tokenAmountStringSchema } from '../http/amount-schemas';
 import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
-import { idempotencyOf, idempotent } from '../middleware/idempotency';
-import type { LedgerWrite } from '../ledger/ledger-journal';
+import { idempotencyOf, idempotent, markReplayed } from '../middleware/idempotency';
+import type { AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerService } from '../services/ledger.service';
 import { defineRoute } from './define-route';
 import { pagedRoute } from './route-kinds';
@@ -27,11 +26,10 @@ export const adminBalanceSchema = z.object({
 
 export interface LedgerRouteDeps {
   ledger: LedgerService;
-  idempotency: IdempotencyRepository;
   tokenCode: string;
 }
 
-export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps): RouteDef[] {
+export function ledgerRoutes({ ledger, tokenCode }: LedgerRouteDeps): RouteDef[] {
   return [
     balancesRoute(ledger, {
       path: '/check-balance/:publicKey',
@@ -50,7 +48,7 @@ export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps
       access: 'user',
       summary: `Transfer ${tokenCode} from your wallet (optional Idempotency-Key header; 202 while the ledger has not decided)`,
       request: { body: transferBody },
-      after: [idempotent(idempotency, 'ledger.transfer', async (entryId, _req, res) => sendTransfer(res, await ledger.writeOf(entryId)))],
+      after: [idempotent('ledger.transfer')],
       response: { status: 200, schema: z.object({ message: z.string(), result: z.object({}).passthrough() }) },
       // The spec's one plain-text error: the receiver does not exist on the ledger.
       errors: { plainText: [RECEIVER_NOT_FOUND] },
@@ -77,7 +75,7 @@ export function ledgerRoutes({ ledger, idempotency, tokenCode }: LedgerRouteDeps
       access: 'admin',
       summary: `Issue new ${tokenCode} from the issuing account to the distribution account (optional Idempotency-Key header; 202 while the ledger has not decided)`,
       request: { body: createAssetBody },
-      after: [idempotent(idempotency, 'ledger.create-asset', async (entryId, _req, res) => sendIssue(res, await ledger.writeOf(entryId)))],
+      after: [idempotent('ledger.create-asset')],
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
         const { assetCode, amount } = req.body;
@@ -120,8 +118,9 @@ function balancesRoute<Answer extends z.ZodType>(
 }
 
 /** 200 once the ledger applied it; 202 with the record's id and hash while its outcome is unknown (CONTRACT 8). */
-function sendTransfer(res: Response, { entry, state }: LedgerWrite): void {
-  if (state === 'pending') {
+function sendTransfer(res: Response, { entry, outcome, replayed }: AnsweredWrite): void {
+  markReplayed(res, replayed);
+  if (outcome.status === 'pending') {
     res.status(202).json({
       message: 'Transfer submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key or read your transactions for its status',
       result: { transactionId: entry.id, hash: entry.ledgerTransactionId, status: 'pending' },
@@ -144,9 +143,10 @@ function sendTransfer(res: Response, { entry, state }: LedgerWrite): void {
 }
 
 /** 200 once the ledger applied the issue; 202 while its outcome is unknown (a retry with the same Idempotency-Key answers its state). */
-function sendIssue(res: Response, { entry, state }: LedgerWrite): void {
+function sendIssue(res: Response, { entry, outcome, replayed }: AnsweredWrite): void {
+  markReplayed(res, replayed);
   const issued = `${formatStroops(entry.amountStroops)} ${entry.assetCode}`;
   const hash = entry.ledgerTransactionId;
-  if (state === 'confirmed') res.type('text/plain').send(`Issued ${issued} to the distribution account (transaction ${hash})`);
+  if (outcome.status === 'confirmed') res.type('text/plain').send(`Issued ${issued} to the distribution account (transaction ${hash})`);
   else res.status(202).type('text/plain').send(`Issuing ${issued}: submitted, outcome not known yet (transaction ${hash}). Retry with the same Idempotency-Key for its status`);
 }

@@ -1,14 +1,13 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import { formatKobo, formatStroops } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import { nairaAmountSchema, tokenAmountSchema } from '../http/amount-schemas';
 import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
-import { idempotencyOf, idempotent } from '../middleware/idempotency';
+import { idempotencyOf, idempotent, markReplayed } from '../middleware/idempotency';
 import { isValidPaystackSignature } from '../security/paystack-signature';
-import type { LedgerWrite } from '../ledger/ledger-journal';
+import type { AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerService } from '../services/ledger.service';
 import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import { readProviderEvent } from '../http/webhook-event';
@@ -26,7 +25,6 @@ export interface PaymentRouteDeps {
   payments: PaymentService;
   rateLimits: RateLimits;
   ledger: LedgerService;
-  idempotency: IdempotencyRepository;
   tokenCode: string;
 }
 
@@ -73,7 +71,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       access: 'admin',
       summary: 'Mint tokens to a user (admin; optional Idempotency-Key header)',
       request: { body: mintBody },
-      after: [idempotent(deps.idempotency, 'payments.mint', async (entryId, _req, res) => sendMint(res, await ledger.writeOf(entryId), deps.tokenCode))],
+      after: [idempotent('payments.mint')],
       response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
         const { userId, amount } = req.body;
@@ -103,9 +101,10 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
 }
 
 /** 200 once the ledger applied it; 202 `{message, result: {transactionId, hash, status}}` while unknown (CONTRACT 8). */
-function sendMint(res: express.Response, { entry, state }: LedgerWrite, tokenCode: string): void {
+function sendMint(res: express.Response, { entry, outcome, replayed }: AnsweredWrite, tokenCode: string): void {
+  markReplayed(res, replayed);
   const hash = entry.ledgerTransactionId;
-  if (state === 'pending') {
+  if (outcome.status === 'pending') {
     res.status(202).json({
       message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
       result: { transactionId: entry.id, hash, status: 'pending' },

@@ -5,13 +5,16 @@ import type { RecordRow, RecordTuple, TransactionRepository } from '../db/reposi
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
-import type { LedgerAccount, LedgerWrite, TokenLedger } from '../ledger/token-ledger';
+import type { JournalWrites } from '../ledger/ledger-bootstrap';
+import { answeredWrite, type AnsweredWrite } from '../ledger/ledger-error-map';
+import type { LedgerAccount, TokenReads } from '../ledger/token-reads';
 import type { WalletService } from './wallet.service';
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
   constructor(
-    private readonly ledger: TokenLedger,
+    private readonly ledger: TokenReads,
+    private readonly journal: JournalWrites,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
@@ -39,7 +42,9 @@ export class LedgerService {
    * decides. Both wallets must be active; the receiver must exist (else the spec's plain-text 400)
    * and trust the token. With an Idempotency-Key, the key is bound to the record for good.
    */
-  async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
+  async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
+    const previous = await this.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.tokenCode);
     const asset = await this.ledger.asset();
     const sender = await this.activeWallet(userId);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
@@ -63,32 +68,32 @@ export class LedgerService {
     if (balance - held < stroops) {
       throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.tokenCode} are held while a payment of yours is disputed`);
     }
-    return this.ledger.transfer({ userId, walletSecret: this.walletService.revealSecret(sender), to: receiver, stroops, idempotency });
+    const walletSecret = this.walletService.revealSecret(sender);
+    return answeredWrite(await this.journal.write({ kind: 'transfer', userId, walletSecret, to: receiver, stroops }, { idempotency }), this.tokenCode);
   }
 
   /**
    * Issues `stroops` new tokens from the issuing account to the distribution account, adding the
    * distribution account's trustline in the same transaction when it is missing.
    */
-  async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
+  async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
+    const previous = await this.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.tokenCode);
     if (assetCode !== this.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.tokenCode}`);
     await this.ledger.asset();
-    return this.ledger.issue(stroops, idempotency);
+    return answeredWrite(await this.journal.write({ kind: 'issue', stroops }, { idempotency }), this.tokenCode);
   }
 
   /**
    * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet: the
    * admin's manual path. Payments go through PaymentService, which consumes their reference.
    */
-  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<LedgerWrite> {
+  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
+    const previous = await this.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.tokenCode);
     await this.ledger.asset();
     const wallet = await this.activeWallet(userId, 'User');
-    return this.ledger.mint({ userId, to: wallet.publicKey, stroops, idempotency });
-  }
-
-  /** A journal write as a retried request should see it now (see LedgerJournal.current). */
-  async writeOf(entryId: string): Promise<LedgerWrite> {
-    return this.ledger.current(entryId);
+    return answeredWrite(await this.journal.write({ kind: 'admin_mint', userId, to: wallet.publicKey, stroops }, { idempotency }), this.tokenCode);
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */

@@ -8,7 +8,7 @@ import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts'
 import { providerVerdict, type PaymentState } from '../domain/payment-lifecycle';
 import { AppError } from '../errors/app-error';
 import { errorReason } from '../errors/loggable-error';
-import type { LedgerWrite, TokenLedger } from '../ledger/token-ledger';
+import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { Logger } from '../logger';
 
 /**
@@ -31,6 +31,13 @@ export type SettleOutcome =
   | { kind: 'mismatch' }
   /** Not a reference of this service, or the provider does not know it. */
   | { kind: 'unknown' };
+
+/**
+ * What writing a paid payment's mint came to: on the network, in the journal (the reconciler
+ * finishes it), all taken by the buyer's debt, waiting for the buyer's wallet (the sweep comes
+ * back), or already taken by another caller.
+ */
+export type MintStep = 'confirmed' | 'in_journal' | 'covered_by_debt' | 'waiting_for_wallet' | 'taken_elsewhere';
 
 export interface PaymentServiceOptions {
   publicBaseUrl: string;
@@ -59,7 +66,7 @@ export class PaymentService {
     private readonly users: UserRepository,
     private readonly wallets: WalletRepository,
     private readonly reversals: ReversalRepository,
-    private readonly ledger: TokenLedger,
+    private readonly journal: JournalWrites,
     private readonly options: PaymentServiceOptions,
     private readonly logger: Logger,
   ) {}
@@ -99,7 +106,11 @@ export class PaymentService {
     return { items: rows, total };
   }
 
-  /** The shared path of verify, callback, webhook and sweep. Safe to call any number of times at once. */
+  /**
+   * The shared path of verify, callback, webhook and sweep, safe to call any number of times at
+   * once: find the payment, ask the provider, check the amount and currency, consume the
+   * reference, write the mint command, answer.
+   */
   async settle(reference: string): Promise<SettleOutcome> {
     const known = await this.payments.find(reference);
     if (!known) return { kind: 'unknown' };
@@ -108,16 +119,8 @@ export class PaymentService {
 
     const verified = await this.provider.verify(reference);
     if (!verified) return { kind: 'unknown' };
-    const verdict = providerVerdict(verified.status);
-    if (verdict.kind === 'not_yet') return { kind: 'not_paid', status: verified.status, final: false };
-    if (verdict.kind === 'failed') {
-      await this.payments.recordProviderFailed(reference, verified.raw);
-      return { kind: 'not_paid', status: verified.status, final: true };
-    }
-    if (verdict.kind === 'reversed') {
-      await this.payments.recordRefused(reference, 'The provider reversed the payment before it was minted', verified.raw);
-      return { kind: 'not_paid', status: verified.status, final: true };
-    }
+    const unpaid = await this.unpaidOutcome(reference, verified);
+    if (unpaid) return unpaid;
 
     const refusal = this.refusalOf(known, verified);
     if (refusal) {
@@ -128,16 +131,36 @@ export class PaymentService {
     const paid = await this.payments.recordPaid(reference, verified.raw);
     if (!paid) return this.outcomeAfterLosingRace(reference);
 
-    const tokensStroops = this.tokensFor(paid.amountKobo);
-    // Consumed: from here the answer is success whatever the ledger does. A mint that cannot be
-    // written now (the ledger never reached since start) is left `paid`, and the sweep writes it.
-    const write = await this.mintWhenReady(paid).catch((err: unknown) => {
-      this.logger.warn({ reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
-      return 'waiting' as const;
-    });
+    // Consumed: from here the answer is success whatever the network does.
+    const mint = await this.mintOrLeaveForSweep(paid);
     const now = (await this.payments.find(reference)) ?? paid;
-    const kind = write && write !== 'waiting' && write.state === 'confirmed' ? 'minted' : 'verified';
-    return { kind, payment: now, amountKobo: verified.amountKobo, tokensStroops, customerId: verified.customerId };
+    const kind = mint === 'confirmed' ? 'minted' : 'verified';
+    return { kind, payment: now, amountKobo: verified.amountKobo, tokensStroops: this.tokensFor(paid.amountKobo), customerId: verified.customerId };
+  }
+
+  /** The provider's answer when it is not a success: not yet, failed, or reversed before any mint (recorded). */
+  private async unpaidOutcome(reference: string, verified: VerifiedTransaction): Promise<SettleOutcome | undefined> {
+    const verdict = providerVerdict(verified.status);
+    switch (verdict.kind) {
+      case 'not_yet':
+        return { kind: 'not_paid', status: verified.status, final: false };
+      case 'failed':
+        await this.payments.recordProviderFailed(reference, verified.raw);
+        return { kind: 'not_paid', status: verified.status, final: true };
+      case 'reversed':
+        await this.payments.recordRefused(reference, 'The provider reversed the payment before it was minted', verified.raw);
+        return { kind: 'not_paid', status: verified.status, final: true };
+      default:
+        return undefined;
+    }
+  }
+
+  /** A mint that cannot be written now (the network never reached since start) is left `paid`: the sweep writes it. */
+  private async mintOrLeaveForSweep(payment: PaymentRow): Promise<MintStep | 'left_for_sweep'> {
+    return this.mintWhenReady(payment).catch((err: unknown) => {
+      this.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
+      return 'left_for_sweep' as const;
+    });
   }
 
   /**
@@ -147,9 +170,7 @@ export class PaymentService {
    */
   private async decidedOutcome(payment: PaymentRow): Promise<SettleOutcome | undefined> {
     if (payment.status === 'paid') {
-      await this.mintWhenReady(payment).catch((err: unknown) => {
-        this.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
-      });
+      await this.mintOrLeaveForSweep(payment);
       return { kind: 'already_processed', payment: (await this.payments.find(payment.reference)) ?? payment };
     }
     if (payment.status === 'minting' || payment.status === 'minted') return { kind: 'already_processed', payment };
@@ -180,28 +201,27 @@ export class PaymentService {
    * still being activated would be refused (no account, no trustline). The buyer's debt (tokens a
    * reversal could not take back) is settled first, once, from this purchase's tokens; only the
    * rest is minted, and a purchase the debt takes whole is done without a ledger write.
-   * 'waiting' leaves the payment `paid` for the provider sweep; undefined means another caller
-   * started the mint.
    */
-  async mintWhenReady(payment: PaymentRow): Promise<LedgerWrite | 'waiting' | undefined> {
+  async mintWhenReady(payment: PaymentRow): Promise<MintStep> {
     // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
     // key the service keeps (it was active when archived), rather than being refused.
     const wallet = await this.wallets.findByUserId(payment.userId);
     const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.wallets.findArchivedByUserId(payment.userId))?.publicKey;
-    if (!destination) return 'waiting';
+    if (!destination) return 'waiting_for_wallet';
     const tokens = this.tokensFor(payment.amountKobo);
     const settled = await this.payments.settleDebtOnce(payment.reference, tokens, (tx, userId) => this.reversals.debtOf(tx, userId));
-    if (settled === undefined) return undefined;
+    if (settled === undefined) return 'taken_elsewhere';
     if (settled > 0n) this.logger.info({ reference: payment.reference, settledStroops: String(settled) }, "purchase settles the buyer's debt first");
     const toMint = tokens - settled;
     if (toMint === 0n) {
       await this.payments.recordCoveredByDebt(payment.reference, destination);
-      return undefined;
+      return 'covered_by_debt';
     }
-    return this.ledger.mintForPayment(
-      { reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint, waitMs: this.options.mintWaitMs },
-      async (tx) => (await this.payments.startMint(tx, payment.reference, toMint, destination)) !== undefined,
-    );
+    // The write consumes the reference (paid -> minting) in the transaction that commits the mint's entry.
+    const mint = { kind: 'payment_mint', reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint } as const;
+    const result = await this.journal.write(mint, { waitMs: this.options.mintWaitMs });
+    if (!result.written) return 'taken_elsewhere';
+    return result.outcome.status === 'confirmed' ? 'confirmed' : 'in_journal';
   }
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */

@@ -1,7 +1,8 @@
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { NewReversal, ReversalRepository, ReversalRow } from '../db/repositories/reversal.repository';
 import { parseTokenAmount } from '../domain/amounts';
-import type { TokenLedger } from '../ledger/token-ledger';
+import type { JournalWrites } from '../ledger/ledger-bootstrap';
+import type { TokenReads } from '../ledger/token-reads';
 import type { Logger } from '../logger';
 import { QueueWorker, type LeasedQueue, type RetryPolicy } from '../workers/queue-worker';
 
@@ -32,7 +33,8 @@ export class ReversalService extends QueueWorker<ReversalRow> {
   constructor(
     private readonly reversals: ReversalRepository,
     private readonly payments: PaymentRepository,
-    private readonly ledger: TokenLedger,
+    private readonly ledger: TokenReads,
+    private readonly journal: JournalWrites,
     private readonly options: ReversalServiceOptions,
     logger: Logger,
   ) {
@@ -107,9 +109,11 @@ export class ReversalService extends QueueWorker<ReversalRow> {
       await this.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: reversal.tokensStroops, note });
       return;
     }
-    await this.ledger.clawback(
-      { reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount, waitMs: this.options.clawbackWaitMs },
-      (tx, entryId) => this.reversals.startClawback(tx, reversal.id, entryId),
+    // The write takes the reversal (waiting -> clawing) in the transaction that commits the clawback's
+    // entry; what the network answers is settled on the reversal by the journal, so nothing here reads it.
+    await this.journal.write(
+      { kind: 'clawback', reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount },
+      { waitMs: this.options.clawbackWaitMs },
     );
   }
 

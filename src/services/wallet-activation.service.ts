@@ -1,5 +1,5 @@
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
-import type { TokenLedger } from '../ledger/token-ledger';
+import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { Logger } from '../logger';
 import { BackgroundWorker } from '../workers/background-worker';
 import type { WalletActivator, WalletService } from './wallet.service';
@@ -20,7 +20,7 @@ export interface WalletActivationOptions {
  */
 export class WalletActivationService extends BackgroundWorker implements WalletActivator {
   constructor(
-    private readonly ledger: TokenLedger,
+    private readonly journal: JournalWrites,
     private readonly wallets: WalletRepository,
     private readonly walletService: WalletService,
     private readonly options: WalletActivationOptions,
@@ -61,7 +61,8 @@ export class WalletActivationService extends BackgroundWorker implements WalletA
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {
     try {
       const walletSecret = this.walletService.revealSecret(wallet);
-      await this.ledger.activate({ userId: wallet.userId, walletSecret, fresh, startingXlm: this.options.startingXlm, waitMs });
+      const result = await this.journal.write({ kind: 'activation', userId: wallet.userId, walletSecret, fresh, startingXlm: this.options.startingXlm }, { waitMs });
+      if (result.written && result.outcome.status === 'failed') throw result.outcome.error;
     } catch (err) {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
       // address, or an earlier answer was lost): look at the ledger and add what is missing.

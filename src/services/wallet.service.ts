@@ -1,7 +1,7 @@
 import type { Executor } from '../db/client';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import type { WalletCipher } from '../security/wallet-cipher';
-import { newWalletKeys } from '../ledger/token-ledger';
+import { newWalletKeys } from '../ledger/token-reads';
 
 /**
  * The seam where a new wallet is put on the ledger (create_account plus the token trustline).

@@ -114,11 +114,11 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
    * ledger API, so the fault falls on the reversal's clawback and not on anything before it.
    */
   function faultOnClawback(container: Container, plan: FaultPlan): { armed: () => boolean } {
-    const sender = container.journal.sender;
+    const sender = container.ledgerModule.accounts.sender;
     const send = sender.send.bind(sender);
     let armed = false;
     sender.send = async (envelopeId, tx, facts) => {
-      const entries = await container.journal.repository.entriesOf(envelopeId);
+      const entries = await container.ledgerModule.repository.entriesOf(envelopeId);
       if (!armed && entries.some((e) => e.kind === 'clawback')) {
         armed = true;
         ledger.faults.set(plan);
@@ -234,13 +234,15 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       let bothThere!: () => void;
       const meet = new Promise<void>((resolve) => (bothThere = resolve));
       for (const app of [a, b]) {
-        const journal = app.container.journal;
-        const clawback = journal.clawback.bind(journal);
-        journal.clawback = async (input, claim) => {
-          reached.add(app);
-          if (reached.size === 2) bothThere();
-          await meet;
-          return clawback(input, claim);
+        const writes = app.container.ledgerModule.bootstrap;
+        const write = writes.write.bind(writes);
+        writes.write = async (command, options) => {
+          if (command.kind === 'clawback') {
+            reached.add(app);
+            if (reached.size === 2) bothThere();
+            await meet;
+          }
+          return write(command, options);
         };
       }
       deliverTo(a);

@@ -34,12 +34,12 @@ describe.each(LEDGER_APIS)(`through %s, with a history window of ${WINDOW_LEDGER
     await app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference: intent.reference }).expect(200);
     crash.restore();
     const stored = crash.crashed[0]!;
-    await app.container.journal.repository.markSubmitted(stored.envelopeId);
+    await app.container.ledgerModule.repository.markSubmitted(stored.envelopeId);
     const [row] = (await allEnvelopes(app)).filter((e) => e.hash === stored.hash);
     expect(row).toMatchObject({ status: 'submitted', firstLedger: expect.any(Number), lastLedger: expect.any(Number) });
 
     // The ledgers pass until the API no longer holds the envelope's first possible ledger.
-    await eventually(async () => ((await app.container.journal.client.health()).oldestLedger > row!.firstLedger! ? true : undefined), 'its ledgers to leave the window', { intervalMs: 200 });
+    await eventually(async () => ((await app.container.ledgerModule.client.health()).oldestLedger > row!.firstLedger! ? true : undefined), 'its ledgers to leave the window', { intervalMs: 200 });
     await expireLeases(app);
     await app.container.reconciler.drain();
 

@@ -144,7 +144,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     });
 
     it('create-asset issues once, whatever the answer to its submission, with the admin retrying one Idempotency-Key until final', async () => {
-      const { distribution } = (await app.container.journal.ready()).keys;
+      const { distribution } = (await app.container.ledgerModule.bootstrap.ready()).keys;
       const before = await ledgerBalance(ledger.url, distribution.publicKey());
       const issuesBefore = await recordsOf(app, null, 'issue');
       ledger.faults.set(plan);

@@ -46,7 +46,7 @@ describe('the ledger unreachable (its server stopped)', () => {
     const bob = await createUser(service);
     const admin = await adminToken(service);
     await service.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
-    const distribution = (await service.container.journal.ready()).keys.distribution.publicKey();
+    const distribution = (await service.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey();
     const before = await databaseState(service.container.database);
     await ledger.stop();
 

@@ -126,14 +126,14 @@ async function competingLoad(accounts: number): Promise<CompetingLoad> {
   const keys = Array.from({ length: accounts }, () => Keypair.random());
   // friendbot bids the base fee and its fundings compete for room too: a few per ledger
   for (let i = 0; i < keys.length; i += 6) await Promise.all(keys.slice(i, i + 6).map((k) => fetch(`${ledger.url}/friendbot?addr=${k.publicKey()}`)));
-  const queue = { rpc: new rpc.Server(ledger.rpcUrl, { allowHttp: true }), passphrase: app.container.journal.client.networkPassphrase };
+  const queue = { rpc: new rpc.Server(ledger.rpcUrl, { allowHttp: true }), passphrase: app.container.ledgerModule.client.networkPassphrase };
   const latest: (Transaction | undefined)[] = keys.map(() => undefined);
   let running = true;
   let included = 0;
   const loops = keys.map(async (key, index) => {
     let account = new Account(key.publicKey(), (await horizon.loadAccount(key.publicKey())).sequence);
     while (running) {
-      const tx = new TransactionBuilder(account, { fee: String(COMPETING_BID), networkPassphrase: app.container.journal.client.networkPassphrase })
+      const tx = new TransactionBuilder(account, { fee: String(COMPETING_BID), networkPassphrase: app.container.ledgerModule.client.networkPassphrase })
         .addOperation(Operation.payment({ destination: key.publicKey(), asset: Asset.native(), amount: '0.0000001' }))
         .addOperation(Operation.payment({ destination: key.publicKey(), asset: Asset.native(), amount: '0.0000001' }))
         .setTimeout(60)
@@ -175,7 +175,7 @@ async function feeStats() {
  */
 async function queueRefuses(probe: Keypair, perOperation: number): Promise<true | undefined> {
   const loaded = await horizon.loadAccount(probe.publicKey());
-  const tx = new TransactionBuilder(new Account(probe.publicKey(), loaded.sequence), { fee: String(perOperation), networkPassphrase: app.container.journal.client.networkPassphrase })
+  const tx = new TransactionBuilder(new Account(probe.publicKey(), loaded.sequence), { fee: String(perOperation), networkPassphrase: app.container.ledgerModule.client.networkPassphrase })
     .addOperation(Operation.payment({ destination: probe.publicKey(), asset: Asset.native(), amount: '0.0000001' }))
     .setTimeout(60)
     .build();
@@ -243,7 +243,7 @@ describe('surge pricing', () => {
     // Bumped: the journal kept each envelope's inner hash; the fee bump that applied is the last
     // one it stored, each raise bidding ten times the one before (from the stale 100), and was
     // charged no more than its bid.
-    const envelopes = await app.container.journal.repository.allEnvelopes();
+    const envelopes = await app.container.ledgerModule.repository.allEnvelopes();
     const bumped = envelopes.filter((e) => e.bumps > 0);
     const landed = bumped.filter((e) => e.status === 'confirmed');
     expect(landed.length).toBeGreaterThanOrEqual(2); // the transfers' and the mints' envelopes
@@ -298,7 +298,7 @@ describe('surge pricing', () => {
     conductor.hold();
     await eventually(() => queueRefuses(probe, COMPETING_BID), 'a queue refusing the competing bid');
     const transferEnvelopes = async () =>
-      (await app.container.journal.repository.allEnvelopes()).filter((e) => e.sourceAccount === alice.ledgerPublicKey);
+      (await app.container.ledgerModule.repository.allEnvelopes()).filter((e) => e.sourceAccount === alice.ledgerPublicKey);
     const refusedOnArrival = (e: { status: string; failure: string | null }) => e.status === 'failed' && /tx_insufficient_fee/.test(e.failure ?? '');
     const sent = 1;
     const transfer = transferUntilFinal(alice, bob.ledgerPublicKey, 5, 'full-queue');

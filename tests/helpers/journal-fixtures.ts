@@ -23,16 +23,16 @@ export function crashAroundSending(
   when: 'before-send' | 'after-send',
   kind: EntryKind = 'payment_mint',
 ): { crashed: CrashedEnvelope[]; restore(): void } {
-  const sender = container.journal.sender;
+  const sender = container.ledgerModule.accounts.sender;
   const send = sender.send.bind(sender);
   const crashed: CrashedEnvelope[] = [];
   sender.send = async (envelopeId, tx, facts) => {
-    const entries = await container.journal.repository.entriesOf(envelopeId);
+    const entries = await container.ledgerModule.repository.entriesOf(envelopeId);
     if (!entries.some((e) => e.kind === kind)) return send(envelopeId, tx, facts);
     crashed.push({ envelopeId, hash: facts.hash, envelopeXdr: tx.toEnvelope().toXDR('base64') });
     if (when === 'after-send') {
-      await container.journal.repository.markSubmitted(envelopeId);
-      await container.journal.client.submit(tx);
+      await container.ledgerModule.repository.markSubmitted(envelopeId);
+      await container.ledgerModule.client.submit(tx);
     }
     throw new Error(`simulated crash ${when}`);
   };

@@ -22,7 +22,7 @@ describe('the embedded sandboxes', () => {
     const rpc = await app.http.post('/sandbox/rpc').send({ jsonrpc: '2.0', id: 1, method: 'getNetwork' }).expect(200);
 
     expect(app.container.config.ledger).toMatchObject({ api: 'rpc', url: expect.stringMatching(/\/sandbox\/rpc$/) });
-    expect(app.container.journal.client.kind).toBe('rpc');
+    expect(app.container.ledgerModule.client.kind).toBe('rpc');
     expect(horizon.body.network_passphrase).toBe(app.container.config.ledger.networkPassphrase);
     expect(rpc.body.result.passphrase).toBe(app.container.config.ledger.networkPassphrase);
     expect(EMBEDDED_LEDGER_PASSPHRASE).toBe(SANDBOX_NETWORK_PASSPHRASE);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client';
-import { IdempotencyRepository } from '../../src/db/repositories/idempotency.repository';
+import { IdempotencyRepository, idempotencyKeyBound } from '../../src/db/repositories/idempotency.repository';
 import { idempotencyKeys } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
@@ -56,9 +56,9 @@ describe('idempotency keys expire after 24 hours', () => {
 
     // An expired key answers nothing and binds a new entry; a fresh one stays bound to its entry.
     expect(await repo.find(caller, ROUTE, 'old-1')).toBeUndefined();
-    expect(await repo.bind(db, { callerId: caller, route: ROUTE, key: 'old-1', requestHash: 'b' }, next)).toBeUndefined();
+    expect(await idempotencyKeyBound(db, { callerId: caller, route: ROUTE, key: 'old-1', requestHash: 'b' }, next)).toBeUndefined();
     expect(await repo.find(caller, ROUTE, 'old-1')).toMatchObject({ requestHash: 'b', entryId: next });
-    expect(await repo.bind(db, { callerId: caller, route: ROUTE, key: 'fresh', requestHash: 'b' }, next)).toMatchObject({ requestHash: 'a', entryId: entries.fresh });
+    expect(await idempotencyKeyBound(db, { callerId: caller, route: ROUTE, key: 'fresh', requestHash: 'b' }, next)).toMatchObject({ requestHash: 'a', entryId: entries.fresh });
 
     await repo.purgeExpired();
     expect(await storedKeys()).toEqual(['fresh', 'old-1']);
@@ -73,7 +73,7 @@ describe("idempotency keys expire by the database's clock", () => {
 
     // The retry finds its key, cannot rebind it to a second entry, and the purge leaves it.
     expect(await repo.find(caller, ROUTE, 'live')).toMatchObject({ entryId: entries.live });
-    expect(await repo.bind(db, { callerId: caller, route: ROUTE, key: 'live', requestHash: 'a' }, crypto.randomUUID())).toMatchObject({
+    expect(await idempotencyKeyBound(db, { callerId: caller, route: ROUTE, key: 'live', requestHash: 'a' }, crypto.randomUUID())).toMatchObject({
       entryId: entries.live,
     });
     await repo.purgeExpired();
@@ -92,7 +92,7 @@ describe("idempotency keys expire by the database's clock", () => {
 
     const next = crypto.randomUUID();
     await age(caller, 'live', 25);
-    expect(await repo.bind(db, { callerId: caller, route: ROUTE, key: 'live', requestHash: 'b' }, next)).toBeUndefined();
+    expect(await idempotencyKeyBound(db, { callerId: caller, route: ROUTE, key: 'live', requestHash: 'b' }, next)).toBeUndefined();
     expect(await repo.find(caller, ROUTE, 'live')).toMatchObject({ requestHash: 'b', entryId: next });
   });
 });

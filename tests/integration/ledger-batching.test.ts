@@ -8,7 +8,7 @@ const CLOSE_MS = 200;
 
 const { ledger, app } = withSandboxes({ ledger: { ledgerCloseMs: CLOSE_MS }, app: { env: { BCRYPT_COST: '4' }, logLevel: 'warn', scope: 'file' } });
 beforeAll(async () => {
-  await app.container.journal.ready();
+  await app.container.ledgerModule.bootstrap.ready();
 });
 
 describe('batched wallet activation', () => {

@@ -87,7 +87,7 @@ describe('a user journey: issue, mint, transfer', () => {
     expect(all.body).toHaveLength(2);
     expect(all.body[0].user).toEqual({ username: alice.username, email: alice.email });
 
-    const { distribution, issuer } = (await app.container.journal.ready()).keys;
+    const { distribution, issuer } = (await app.container.ledgerModule.bootstrap.ready()).keys;
     const adminView = await app.http.get(`/api/ledger/check-admin-balance/${distribution.publicKey()}`).set(bearer(admin)).expect(200);
     expect(adminView.body.balances).toEqual(
       expect.arrayContaining([
@@ -229,7 +229,7 @@ describe('admin ledger routes', () => {
     expect([replay.status, replay.headers['idempotent-replayed'], replay.text]).toEqual([200, 'true', first.text]);
     const other = await issue('251');
     expect(other.status).toBe(409);
-    const distribution = (await app.container.journal.ready()).keys.distribution.publicKey();
+    const distribution = (await app.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey();
     expect(await ledgerBalance(ledger.url, distribution)).toBe('250.0000000');
   });
 

@@ -254,14 +254,14 @@ describe('a chargeback after a partial refund', () => {
 describe('the issuer and clawback', () => {
   it('enables clawback on the issuer; a wallet whose trustline predates it keeps the tokens and owes them as debt', async () => {
     const app = await startWithProvider();
-    const { issuer } = await app.container.journal.keys();
+    const { issuer } = await app.container.ledgerModule.accounts.keys();
     const horizon = new Horizon.Server(ledger.url, { allowHttp: true });
     expect((await horizon.loadAccount(issuer.publicKey())).flags).toMatchObject({ auth_revocable: true, auth_clawback_enabled: true });
 
     // As on a deployment from before clawback: the issuer without the flags while a wallet trusts the token.
     const setIssuerFlags = async (change: 'setFlags' | 'clearFlags') => {
       const account = await horizon.loadAccount(issuer.publicKey());
-      const tx = new TransactionBuilder(account, { fee: '1000', networkPassphrase: app.container.journal.client.networkPassphrase })
+      const tx = new TransactionBuilder(account, { fee: '1000', networkPassphrase: app.container.ledgerModule.client.networkPassphrase })
         .addOperation(Operation.setOptions({ [change]: (AuthRevocableFlag | AuthClawbackEnabledFlag) as AuthFlag }))
         .setTimeout(60)
         .build();

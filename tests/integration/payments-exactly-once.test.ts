@@ -179,7 +179,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       const { reference, stored } = await crashedMint(user, 300, 'before-send');
       // The stored envelope was marked sent but never reached the ledger; then other mints close
       // ledgers past its last one, so it can never apply.
-      await app.container.journal.repository.markSubmitted(stored.envelopeId);
+      await app.container.ledgerModule.repository.markSubmitted(stored.envelopeId);
       const admin = await adminToken(app);
       // One after the other: each closes a ledger of its own.
       for (let i = 0; i < 6; i++) {
@@ -206,7 +206,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       const user = await createUser(app);
       const intent = await paidIntent(app, user, 300);
       // The process dies after committing the entry and before signing any envelope for it.
-      const submitter = (await app.container.journal.ready()).distribution;
+      const submitter = (await app.container.ledgerModule.bootstrap.ready()).distribution;
       const submit = submitter.submit.bind(submitter);
       submitter.submit = () => new Promise(() => undefined);
       await verify(user, intent.reference).expect(200);

@@ -29,7 +29,7 @@ const nativeOf = (account: RawAccount | undefined) => account?.balances.find((b)
 const BASE_RESERVE = 5_000_000n;
 
 async function distributionKey(): Promise<string> {
-  return (await app.container.journal.keys()).distribution.publicKey();
+  return (await app.container.ledgerModule.accounts.keys()).distribution.publicKey();
 }
 
 beforeAll(() => {
@@ -69,20 +69,20 @@ describe('a new wallet', () => {
     const keys = await app.container.wallets.keysOf(user.userId);
     const wallet = Keypair.fromSecret(keys!.ledgerSecretKey);
     const before = await rawAccount(distribution);
-    const asset = new Asset('WLT', (await app.container.journal.keys()).issuer.publicKey());
+    const asset = new Asset('WLT', (await app.container.ledgerModule.accounts.keys()).issuer.publicKey());
 
     // The owner (who holds the secret key) drops the trustline and merges the account into an
     // account of theirs; with 0 XLM they need someone to pay the fee: here their own funded account.
     const payer = Keypair.random();
     await fetch(`${ledger.url}/friendbot?addr=${payer.publicKey()}`);
     const loaded = await horizon.loadAccount(wallet.publicKey());
-    const inner = new TransactionBuilder(new Account(wallet.publicKey(), loaded.sequence), { fee: '0', networkPassphrase: app.container.journal.client.networkPassphrase })
+    const inner = new TransactionBuilder(new Account(wallet.publicKey(), loaded.sequence), { fee: '0', networkPassphrase: app.container.ledgerModule.client.networkPassphrase })
       .addOperation(Operation.changeTrust({ asset, limit: '0' }))
       .addOperation(Operation.accountMerge({ destination: payer.publicKey() }))
       .setTimeout(60)
       .build();
     inner.sign(wallet);
-    const bump = TransactionBuilder.buildFeeBumpTransaction(payer, '100', inner, app.container.journal.client.networkPassphrase);
+    const bump = TransactionBuilder.buildFeeBumpTransaction(payer, '100', inner, app.container.ledgerModule.client.networkPassphrase);
     bump.sign(payer);
     await horizon.submitTransaction(bump);
 
@@ -98,8 +98,8 @@ describe('a new wallet', () => {
 
 describe('channel accounts', () => {
   it('hold 0 XLM, sponsored, and carry the distribution account\'s batches', async () => {
-    const distribution = (await app.container.journal.keys()).distribution;
-    await app.container.journal.ready();
+    const distribution = (await app.container.ledgerModule.accounts.keys()).distribution;
+    await app.container.ledgerModule.bootstrap.ready();
     const channels = channelKeys(distribution, 2);
     for (const channel of channels) {
       const account = await rawAccount(channel.publicKey());
@@ -109,16 +109,16 @@ describe('channel accounts', () => {
     // 6 mints at once ride in channel-sourced transactions: the channels still hold 0 XLM after.
     const users = await Promise.all(Array.from({ length: 6 }, () => fundedUser(app, 5)));
     for (const user of users) expect(await ledgerBalance(ledger.url, user.ledgerPublicKey)).toBe('5.0000000');
-    const sources = new Set((await app.container.journal.repository.allEnvelopes()).map((e) => e.sourceAccount));
+    const sources = new Set((await app.container.ledgerModule.repository.allEnvelopes()).map((e) => e.sourceAccount));
     expect(channels.some((c) => sources.has(c.publicKey()))).toBe(true);
     for (const channel of channels) expect(nativeOf(await rawAccount(channel.publicKey()))).toBe('0.0000000');
   });
 
   it('removed by lowering LEDGER_CHANNELS, are merged back and return their reserves', async () => {
-    const distribution = (await app.container.journal.keys()).distribution;
-    await app.container.journal.ready();
+    const distribution = (await app.container.ledgerModule.accounts.keys()).distribution;
+    await app.container.ledgerModule.bootstrap.ready();
     const before = await rawAccount(distribution.publicKey());
-    const { removed, busy } = await app.container.journal.removeChannelsBeyond(1);
+    const { removed, busy } = await app.container.ledgerModule.bootstrap.removeChannelsBeyond(1);
     const second = channelKeys(distribution, 2)[1]!.publicKey();
     expect(busy).toEqual([]);
     expect(removed).toEqual([second]);
@@ -126,7 +126,7 @@ describe('channel accounts', () => {
     expect((await rawAccount(distribution.publicKey()))!.num_sponsoring).toBe(before!.num_sponsoring - 2);
     // Raising the count again: the next start creates it anew (sponsored, 0 XLM).
     await startApp({}, { reset: false });
-    await app.container.journal.ready();
+    await app.container.ledgerModule.bootstrap.ready();
     expect(nativeOf(await rawAccount(second))).toBe('0.0000000');
   });
 });

@@ -53,7 +53,7 @@ beforeAll(async () => {
   bob = await createUser(app);
   admin = await adminToken(app);
   await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '1000' }).expect(200);
-  distributionKey = (await app.container.journal.ready()).keys.distribution.publicKey();
+  distributionKey = (await app.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey();
 });
 
 interface Input {

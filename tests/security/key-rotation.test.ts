@@ -68,7 +68,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
       const profile = await app.http.get('/api/users/profile').set(bearer(u.token)).expect(200);
       secrets.set(u.ledgerPublicKey, profile.body.ledgerSecretKey as string);
     }
-    await app.container.journal.ready();
+    await app.container.ledgerModule.bootstrap.ready();
     const admin = await adminToken(app);
     for (const gone of users.splice(10)) await app.http.delete(`/api/admin/users/${gone.userId}`).set(bearer(admin)).expect(200);
     const systemPublicKeys = (await sealedRows(app)).filter((r) => r.table === 'system_accounts').map((r) => r.public_key);
@@ -148,7 +148,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
     expect(profile.body.ledgerSecretKey).toBe(secrets.get(survivor.ledgerPublicKey));
     const issued = await app.http.post('/api/ledger/create-asset').set(bearer(await adminToken(app))).send({ assetCode: 'WLT', amount: '5' });
     expect(issued.status).toBe(200);
-    expect(systemPublicKeys).toContain((await app.container.journal.ready()).keys.distribution.publicKey());
+    expect(systemPublicKeys).toContain((await app.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey());
   });
 
   it('leaves rows it cannot open alone and reports them, so the old key is never dropped too early', async () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
     const wallet = await app.http.get(`/api/admin/users/${u.userId}/wallet`).set(bearer(admin)).expect(200);
     shown.set(u.ledgerPublicKey, wallet.body.ledgerSecretKey as string);
   }
-  await app.container.journal.ready(); // issuer and distribution generated and sealed
+  await app.container.ledgerModule.bootstrap.ready(); // issuer and distribution generated and sealed
   await app.http.delete(`/api/admin/users/${users[2]!.userId}`).set(bearer(admin)).expect(200); // archived
 });
 afterAll(async () => {

@@ -68,7 +68,7 @@ describe('logs at trace level across every route group', () => {
       await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1000 }).expect(400);
       await app.http.get(`/api/ledger/check-balance/${alice.ledgerPublicKey}`).set(bearer(alice.token)).expect(200);
       await app.http.get(`/api/ledger/transactions/${alice.userId}`).set(bearer(alice.token)).expect(200);
-      const { keys } = await app.container.journal.ready();
+      const { keys } = await app.container.ledgerModule.bootstrap.ready();
       secrets.push(keys.issuer.secret(), keys.distribution.secret());
       await app.http.get(`/api/ledger/check-admin-balance/${keys.distribution.publicKey()}`).set(bearer(admin)).expect(200);
 

@@ -1,8 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../client';
-import { ledgerEntries, ledgerEnvelopes, wallets } from '../schema';
+import { ledgerEntries, ledgerEnvelopes } from '../schema';
 import { paymentMintRefused, paymentMintsConfirmed } from './payment.repository';
 import { clawbackRefused, clawbacksConfirmed } from './reversal.repository';
+import { walletsActivated } from './wallet.repository';
 
 // Settling an envelope: the two statements of the journal that end an envelope, and with it decide
 // what its entries stand for (a payment minted, a wallet active, a reversal's tokens taken back). Each runs in the caller's transaction (JournalRepository.confirm/fail).
@@ -58,13 +59,7 @@ export async function confirmEnvelope(tx: Executor, envelopeId: string, hash: st
   const references = entries.filter((e) => e.kind === 'payment_mint' && e.paymentReference).map((e) => e.paymentReference!);
   await paymentMintsConfirmed(tx, references, hash);
   await clawbacksConfirmed(tx, entries.filter((e) => e.kind === 'clawback').map((e) => ({ reversalId: e.reversalId, entryId: e.id, amountStroops: e.amountStroops })));
-  const activated = entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!);
-  if (activated.length > 0) {
-    await tx
-      .update(wallets)
-      .set({ status: 'active', activatedAt: new Date() })
-      .where(and(inArray(wallets.userId, activated), eq(wallets.status, 'pending')));
-  }
+  await walletsActivated(tx, entries.filter((e) => e.kind === 'activation' && e.userId).map((e) => e.userId!));
   return true;
 }
 

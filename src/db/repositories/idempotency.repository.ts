@@ -37,21 +37,22 @@ export class IdempotencyRepository {
     return row;
   }
 
-  /**
-   * Binds the key to a new entry, inside the entry's transaction. Returns the key already there
-   * when another request took it first (its transaction is committed by then: the insert waited
-   * for it), or undefined when the key is now ours. An expired key is replaced.
-   */
-  async bind(tx: Executor, claim: IdempotencyClaim, entryId: string): Promise<IdempotencyRow | undefined> {
-    const where = and(eq(idempotencyKeys.callerId, claim.callerId), eq(idempotencyKeys.route, claim.route), eq(idempotencyKeys.key, claim.key));
-    await tx.delete(idempotencyKeys).where(and(where, expired));
-    const inserted = await tx.insert(idempotencyKeys).values({ ...claim, entryId }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
-    if (inserted.length > 0) return undefined;
-    const [existing] = await tx.select().from(idempotencyKeys).where(where);
-    return existing;
-  }
-
   async purgeExpired(): Promise<void> {
     await this.db.delete(idempotencyKeys).where(expired);
   }
+}
+
+/**
+ * Binds the key to a new entry, in the transaction that commits the entry (JournalRepository.commit).
+ * Returns the key already there when another request took it first (its transaction is committed by
+ * then: the insert waited for it), or undefined when the key is now the entry's. An expired key is
+ * replaced. Writes nothing when the key is taken.
+ */
+export async function idempotencyKeyBound(tx: Executor, claim: IdempotencyClaim, entryId: string): Promise<IdempotencyRow | undefined> {
+  const where = and(eq(idempotencyKeys.callerId, claim.callerId), eq(idempotencyKeys.route, claim.route), eq(idempotencyKeys.key, claim.key));
+  await tx.delete(idempotencyKeys).where(and(where, expired));
+  const inserted = await tx.insert(idempotencyKeys).values({ ...claim, entryId }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+  if (inserted.length > 0) return undefined;
+  const [existing] = await tx.select().from(idempotencyKeys).where(where);
+  return existing;
 }

@@ -1,14 +1,25 @@
 import crypto from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../client';
+import type { Database } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
 import { OPEN_ENVELOPE, confirmEnvelope, failEnvelope, type AppliedEnvelope, type EntryVerdict, type FailOptions } from './envelope-settlement';
+import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from './idempotency.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
+import { paymentMintStarted } from './payment.repository';
+import { reversalClawbackStarted } from './reversal.repository';
 import { first } from './rows';
 
 export type { EntryVerdict } from './envelope-settlement';
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
+
+/** What a new entry claims in the transaction that commits it: a request's key, a payment reference, a reversal. */
+export type EntryClaim = { kind: 'key'; key: IdempotencyClaim } | { kind: 'payment'; reference: string } | { kind: 'reversal'; reversalId: string };
+
+export type CommitResult =
+  | { committed: true; entry: EntryRow }
+  | { committed: false; reason: 'key_taken'; key: IdempotencyRow }
+  | { committed: false; reason: 'claimed' | 'live' };
 export type EnvelopeRow = typeof ledgerEnvelopes.$inferSelect;
 export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
   Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId'>>;
@@ -42,21 +53,33 @@ export class JournalRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Commits a new entry, leased to the caller for `leaseMs`. `first` runs before the entry is
-   * written, in the same transaction, with the entry's id: it claims what the entry answers (binds
-   * the Idempotency-Key, consumes the payment reference) and throws to write nothing. Claiming
-   * first means concurrent callers queue on the claimed row and the losers see it taken, instead
-   * of colliding on the entry's unique indexes.
+   * Commits a new entry, leased to the caller for `leaseMs`, in one transaction with what it
+   * claims (EntryClaim). The claim goes first and is one conditional statement that writes nothing
+   * when it loses, so concurrent callers queue on the claimed row and every loser commits nothing:
+   * `key_taken` (with the key's row, bound by an earlier request) or `claimed`. `live`: the entry's
+   * own unique index already holds a live entry for the same thing (a wallet's activation).
    */
-  async createEntry(entry: NewEntry, leaseMs: number, first?: (tx: Executor, entryId: string) => Promise<void>): Promise<EntryRow> {
-    return this.db.transaction(async (tx) => {
+  async commit(entry: NewEntry, claim: EntryClaim | undefined, leaseMs: number): Promise<CommitResult> {
+    return this.db.transaction(async (tx): Promise<CommitResult> => {
       const id = crypto.randomUUID();
-      await first?.(tx, id);
+      if (claim?.kind === 'key') {
+        const taken = await idempotencyKeyBound(tx, claim.key, id);
+        if (taken) return { committed: false, reason: 'key_taken', key: taken };
+      }
+      if (claim?.kind === 'payment' && !(await paymentMintStarted(tx, { reference: claim.reference, stroops: entry.amountStroops, to: entry.toPublicKey }))) {
+        return { committed: false, reason: 'claimed' };
+      }
+      if (claim?.kind === 'reversal' && !(await reversalClawbackStarted(tx, claim.reversalId, id))) return { committed: false, reason: 'claimed' };
       const [row] = await tx
         .insert(ledgerEntries)
         .values({ ...entry, id, leaseUntil: msFromNow(leaseMs) })
+        // Without a target: any of the partial unique indexes (one live entry per payment, reversal, activation).
+        .onConflictDoNothing()
         .returning();
-      return row!;
+      if (row) return { committed: true, entry: row };
+      // The claim above is what stops a second entry; an index firing behind a won claim is a broken invariant.
+      if (claim) throw new Error(`a live ${entry.kind} entry already stands for a claim this caller won`);
+      return { committed: false, reason: 'live' };
     });
   }
 

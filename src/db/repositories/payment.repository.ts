@@ -28,44 +28,28 @@ export class PaymentRepository {
     return first(this.db.select().from(payments).where(eq(payments.reference, reference)));
   }
 
-  /** Makes `move` if the payment is in one of its `from` states; the row after the move, or undefined if another caller (or state) got there first. */
-  async move(executor: Executor, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
-    const { from, to } = TRANSITIONS[move];
-    const [row] = await executor
-      .update(payments)
-      .set({ ...fields, status: to, updatedAt: new Date() })
-      .where(and(eq(payments.reference, reference), movableFrom(from)))
-      .returning();
-    return row;
-  }
-
   /** A move that writes nothing else, outside any transaction (disputes, reversals). */
   moveNow(reference: string, move: 'disputeOpened' | 'disputeWon' | 'reversed'): Promise<PaymentRow | undefined> {
-    return this.move(this.db, reference, move);
+    return movePayment(this.db, reference, move);
   }
 
   /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
   recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
     // due at once: the sweep mints it if this caller dies before it does
-    return this.move(this.db, reference, 'paid', { providerPayload: payload, paidAt: new Date(), nextCheckAt: new Date() });
+    return movePayment(this.db, reference, 'paid', { providerPayload: payload, paidAt: new Date(), nextCheckAt: new Date() });
   }
 
   recordProviderFailed(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
-    return this.move(this.db, reference, 'providerFailed', { providerPayload: payload });
+    return movePayment(this.db, reference, 'providerFailed', { providerPayload: payload });
   }
 
   recordRefused(reference: string, reason: string, payload: unknown): Promise<PaymentRow | undefined> {
-    return this.move(this.db, reference, 'refused', { failureReason: reason, providerPayload: payload, nextCheckAt: null });
-  }
-
-  /** Run in the transaction that commits the mint's journal entry. */
-  startMint(tx: Executor, reference: string, tokensStroops: bigint, destinationPublicKey: string): Promise<PaymentRow | undefined> {
-    return this.move(tx, reference, 'mintStarted', { tokensStroops, destinationPublicKey, nextCheckAt: null });
+    return movePayment(this.db, reference, 'refused', { failureReason: reason, providerPayload: payload, nextCheckAt: null });
   }
 
   /** A purchase whose tokens all went to settle the buyer's debt: nothing to mint, it is done. */
   recordCoveredByDebt(reference: string, destinationPublicKey: string): Promise<PaymentRow | undefined> {
-    return this.move(this.db, reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
+    return movePayment(this.db, reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
   }
 
   /**
@@ -129,6 +113,26 @@ export class PaymentRepository {
 // the mint's envelope (src/db/repositories/envelope-settlement.ts).
 
 /** The ledger applied these payments' mints. */
+/** Makes `move` if the payment is in one of its `from` states (one conditional statement); undefined if another caller got there first. */
+async function movePayment(executor: Executor, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
+  const { from, to } = TRANSITIONS[move];
+  const [row] = await executor
+    .update(payments)
+    .set({ ...fields, status: to, updatedAt: new Date() })
+    .where(and(eq(payments.reference, reference), movableFrom(from)))
+    .returning();
+  return row;
+}
+
+/**
+ * Consumes a paid payment's reference for its mint (paid -> minting), in the transaction that
+ * commits the mint's journal entry (JournalRepository.commit). False when another caller did first.
+ */
+export async function paymentMintStarted(tx: Executor, mint: { reference: string; stroops: bigint; to: string }): Promise<boolean> {
+  const row = await movePayment(tx, mint.reference, 'mintStarted', { tokensStroops: mint.stroops, destinationPublicKey: mint.to, nextCheckAt: null });
+  return row !== undefined;
+}
+
 export async function paymentMintsConfirmed(tx: Executor, references: string[], hash: string): Promise<void> {
   if (references.length === 0) return;
   await tx

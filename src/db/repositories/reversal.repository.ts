@@ -78,15 +78,6 @@ export class ReversalRepository {
       .where(and(eq(paymentReversals.id, id), eq(paymentReversals.status, 'waiting')));
   }
 
-  /** Run in the transaction that commits the clawback's journal entry: true for the one caller that moved it. */
-  async startClawback(tx: Executor, id: string, entryId: string): Promise<boolean> {
-    const rows = await tx
-      .update(paymentReversals)
-      .set({ status: 'clawing', entryId, updatedAt: new Date() })
-      .where(and(eq(paymentReversals.id, id), eq(paymentReversals.status, 'waiting')))
-      .returning({ id: paymentReversals.id });
-    return rows.length > 0;
-  }
 
   /** Ends a waiting reversal without a clawback (nothing was minted, or the wallet holds none of it). */
   async endWithoutClawback(id: string, end: ReversalEnd): Promise<boolean> {
@@ -148,4 +139,17 @@ export async function clawbackRefused(tx: Executor, reversalId: string, entryId:
     .update(paymentReversals)
     .set({ status: 'done', clawedStroops: 0n, debtStroops: sql`${paymentReversals.tokensStroops}`, note: `The ledger refused the clawback (${code})`, updatedAt: new Date() })
     .where(mine);
+}
+
+/**
+ * Takes a waiting reversal for its clawback (waiting -> clawing, with the clawback's entry), in the
+ * transaction that commits that entry (JournalRepository.commit). False when another caller did first.
+ */
+export async function reversalClawbackStarted(tx: Executor, reversalId: string, entryId: string): Promise<boolean> {
+  const rows = await tx
+    .update(paymentReversals)
+    .set({ status: 'clawing', entryId, updatedAt: new Date() })
+    .where(and(eq(paymentReversals.id, reversalId), eq(paymentReversals.status, 'waiting')))
+    .returning({ id: paymentReversals.id });
+  return rows.length > 0;
 }

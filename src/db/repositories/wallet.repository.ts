@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { archivedWallets, ledgerEntries, wallets } from '../schema';
 import { first } from './rows';
@@ -84,4 +84,13 @@ export class WalletRepository {
       keyId: wallet.keyId,
     });
   }
+}
+
+/** Their activation's envelope applied: the wallets are active (in the transaction that confirms it). */
+export async function walletsActivated(tx: Executor, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await tx
+    .update(wallets)
+    .set({ status: 'active', activatedAt: new Date() })
+    .where(and(inArray(wallets.userId, userIds), eq(wallets.status, 'pending')));
 }

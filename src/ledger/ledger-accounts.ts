@@ -1,16 +1,13 @@
 import { Asset, type Keypair } from '@stellar/stellar-sdk';
-import type { EntryRow, NewEntry } from '../db/repositories/journal.repository';
 import { AccountSubmitter } from './account-submitter';
-import { MAX_CHANNELS, channelCreation, channelKeys, channelRemoval } from './channel-accounts';
-import type { EntryJob } from './entry-jobs';
+import { channelKeys } from './channel-accounts';
 import { EnvelopeSender } from './envelope-sender';
 import { FeeBumper } from './fee-bumper';
 import { FeePolicy } from './fee-policy';
-import type { LedgerJournalOptions } from './journal-options';
-import type { LedgerWrite, WriteOptions } from './ledger-journal';
-import { bootstrapLedger, loadSystemKeys, type SystemKeys } from './system-accounts';
+import type { LedgerOptions } from './journal-options';
+import { loadSystemKeys, type SystemKeys } from './system-accounts';
 
-/** The ledger once bootstrapped: its keys, the token and the submitters every write goes through. */
+/** The accounts the journal writes from: their keys, the token and the submitters every entry goes out through. */
 export interface ReadyLedger {
   keys: SystemKeys;
   /** Pays every fee (the distribution account, through fee bumps). */
@@ -23,29 +20,24 @@ export interface ReadyLedger {
   distributionDirect: AccountSubmitter;
 }
 
-/** The journal's one write rule (LedgerJournal.write): commit the entry, then sign, store and send its job. */
-export type JournalWrite = (entry: NewEntry, options: WriteOptions, jobOf: (row: EntryRow) => EntryJob) => Promise<LedgerWrite>;
-
 const MAX_OPERATIONS_PER_TX = 100;
 
 /**
  * The accounts the journal writes from and their submitters: the system keys, the fee bumper, the
  * issuer's and the distribution account's submitters (the latter over its channel accounts) and one
- * per user wallet. Built once, lazily: the bootstrap's own ledger writes (the distribution
- * trustline, the channel accounts) go through the journal's write rule like every other.
+ * per user wallet. Built once, lazily, without writing anything: what the network must hold first
+ * (trustline, channel accounts) is ledger-bootstrap.ts, above the journal.
  */
-export class LedgerSubmitters {
+export class LedgerAccounts {
   private readyPromise: Promise<ReadyLedger> | undefined;
+  private built: ReadyLedger | undefined;
   private keysPromise: Promise<SystemKeys> | undefined;
   private bumperPromise: Promise<FeeBumper> | undefined;
   private readonly feePolicy: FeePolicy;
   private readonly walletSubmitters = new Map<string, AccountSubmitter>();
   readonly sender: EnvelopeSender;
 
-  constructor(
-    private readonly options: LedgerJournalOptions,
-    private readonly write: JournalWrite,
-  ) {
+  constructor(private readonly options: LedgerOptions) {
     this.feePolicy = new FeePolicy(options.client, options.fees);
     this.sender = new EnvelopeSender({
       client: options.client,
@@ -83,13 +75,18 @@ export class LedgerSubmitters {
     return this.bumperPromise;
   }
 
-  /** Bootstraps lazily and retries: a ledger down at start makes ledger routes answer 503 until it is back. */
+  /** The keys loaded (or generated once) and the submitters built; retried after a failure. */
   ready(): Promise<ReadyLedger> {
-    this.readyPromise ??= this.bootstrap().catch((err: unknown) => {
+    this.readyPromise ??= this.build().catch((err: unknown) => {
       this.readyPromise = undefined;
       throw err;
     });
     return this.readyPromise;
+  }
+
+  /** Jobs queued on the distribution account's submitter (undefined before it is built): a gauge. */
+  distributionQueueDepth(): number | undefined {
+    return this.built?.distribution.queueDepth;
   }
 
   /** Waits for every submitter to finish what it has in flight (graceful shutdown). */
@@ -109,60 +106,20 @@ export class LedgerSubmitters {
     return submitter;
   }
 
-  /**
-   * Makes the ledger's channel accounts match LEDGER_CHANNELS: the ready ledger has created the
-   * missing ones; channels past the count that exist are merged into the distribution account
-   * (their reserve returns to it). A channel with an envelope still open is left for a later run.
-   * Lower LEDGER_CHANNELS on every running process before removing: a process still using a
-   * merged channel sees tx_no_source_account and its entries ride again on its other lanes.
-   */
-  async removeChannelsBeyond(count: number): Promise<{ removed: string[]; busy: string[] }> {
-    const ledger = await this.ready();
-    const removed: string[] = [];
-    const busy: string[] = [];
-    for (const channel of channelKeys(ledger.keys.distribution, MAX_CHANNELS).slice(count)) {
-      if (!(await this.options.client.loadAccount(channel.publicKey()))) continue;
-      if (await this.options.journal.hasOpenEnvelopeFrom(channel.publicKey())) {
-        busy.push(channel.publicKey());
-        continue;
-      }
-      const entry: NewEntry = { kind: 'channel_merge', fromPublicKey: channel.publicKey(), toPublicKey: channel.publicKey(), amountStroops: 0n, assetCode: 'XLM' };
-      const write = await this.write(entry, { mustFinish: true }, (row) => ({
-        submitter: ledger.distributionDirect,
-        job: { entryId: row.id, kind: row.kind, operations: channelRemoval(ledger.keys, channel), signers: [channel] },
-      }));
-      (write.state === 'confirmed' ? removed : busy).push(channel.publicKey());
-    }
-    return { removed, busy };
-  }
-
-  private async bootstrap(): Promise<ReadyLedger> {
+  private async build(): Promise<ReadyLedger> {
     const o = this.options;
     const keys = await this.keys();
     const bumper = await this.bumper();
     const asset = new Asset(o.tokenCode, keys.issuer.publicKey());
-    const distributionDirect = this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX);
-    const issuer = this.submitterFor(bumper, keys.issuer, MAX_OPERATIONS_PER_TX);
-    const channels = channelKeys(keys.distribution, o.channelCount);
-    const distribution = this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX, channels);
-    const ready: ReadyLedger = { keys, bumper, asset, issuer, distribution, distributionDirect };
-    await bootstrapLedger({
-      client: o.client,
+    this.built = {
       keys,
+      bumper,
       asset,
-      friendbotUrl: o.friendbotUrl,
-      logger: o.logger,
-      write: (kind, to, operations, signers) =>
-        this.write(
-          { kind, fromPublicKey: keys.distribution.publicKey(), toPublicKey: to, amountStroops: 0n, assetCode: kind === 'channel_funding' ? 'XLM' : o.tokenCode },
-          { mustFinish: true },
-          (row) => ({ submitter: distributionDirect, job: { entryId: row.id, kind, operations, signers } }),
-        ),
-      channels,
-      channelCreation: (channel) => channelCreation(keys, channel),
-    });
-    o.logger.info({ issuer: keys.issuer.publicKey(), distribution: keys.distribution.publicKey(), tokenCode: o.tokenCode }, 'ledger ready');
-    return ready;
+      issuer: this.submitterFor(bumper, keys.issuer, MAX_OPERATIONS_PER_TX),
+      distribution: this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX, channelKeys(keys.distribution, o.channelCount)),
+      distributionDirect: this.submitterFor(bumper, keys.distribution, MAX_OPERATIONS_PER_TX),
+    };
+    return this.built;
   }
 
   private submitterFor(bumper: FeeBumper, source: Keypair, maxOperations: number, channels?: Keypair[]): AccountSubmitter {

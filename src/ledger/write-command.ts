@@ -1,0 +1,62 @@
+import type { LedgerRejectedError } from '../clients/ledger-errors';
+import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
+import type { EntryRow } from '../db/repositories/journal.repository';
+
+/**
+ * What a use case asks the journal to write, as data: one kind per entry kind. What it claims in
+ * the transaction that commits it follows from the data: a payment mint consumes its payment
+ * reference, a clawback takes its reversal, and any command may carry the request's
+ * Idempotency-Key (WriteOptions).
+ */
+export type WriteCommand =
+  /** Tokens from a user's wallet, signed with its secret (opened by the caller, never stored here). */
+  | { kind: 'transfer'; userId: string; walletSecret: string; to: string; stroops: bigint }
+  /** An admin's mint from the distribution account. */
+  | { kind: 'admin_mint'; userId: string; to: string; stroops: bigint }
+  /** A verified payment's mint: consumes the reference (paid -> minting), once. */
+  | { kind: 'payment_mint'; reference: string; userId: string; to: string; stroops: bigint }
+  /** A reversed payment's tokens back from the buyer's wallet: takes the reversal (waiting -> clawing), once. */
+  | { kind: 'clawback'; reversalId: string; userId: string; from: string; stroops: bigint }
+  /** New tokens from the issuing account to the distribution account. */
+  | { kind: 'issue'; stroops: bigint }
+  /**
+   * A new wallet on the network: its account and its token trustline. `fresh`: the key pair was
+   * just generated, so the account cannot exist yet and the network is not asked.
+   */
+  | { kind: 'activation'; userId: string; walletSecret: string; fresh: boolean; startingXlm: string }
+  /** The bootstrap's writes from the distribution account (ledger-bootstrap.ts). */
+  | { kind: 'trustline' }
+  | { kind: 'issuer_flags' }
+  | { kind: 'channel_funding'; channel: string }
+  | { kind: 'channel_merge'; channel: string };
+
+export interface WriteOptions {
+  /** The request's Idempotency-Key, bound to the entry in the transaction that commits it. */
+  idempotency?: IdempotencyClaim;
+  /** How long the caller waits for the network's answer (default: LEDGER_ANSWER_WAIT_MS). */
+  waitMs?: number;
+}
+
+/** What became of an entry: from its envelope's send to the HTTP answer, one type. */
+export type EntryOutcome =
+  | { status: 'confirmed'; hash: string; ledger: number }
+  /** The network refused the entry's operations for good; the entry is failed with this error's code. */
+  | { status: 'failed'; error: LedgerRejectedError }
+  /** Its envelope is out and its fate not known yet: the reconciler finishes it. */
+  | { status: 'pending' }
+  /** No envelope could carry it now (never sent, refused, or dead): it waits for a new one. */
+  | { status: 'waiting'; error: Error };
+
+/**
+ * What a write answers. Written: the entry and its outcome (a retry with a bound key gets the
+ * first request's entry, `replayed`). Not written, and why:
+ * - `key_reused`: the Idempotency-Key is bound to a different request (409);
+ * - `claimed`: another caller consumed the payment reference or took the reversal first;
+ * - `live`: a live entry of this kind already stands for the same thing (a wallet's activation);
+ * - `nothing_to_do`: the network already has what the command asks for (an active wallet);
+ * - `dropped`: nothing could send it and it need not finish, so it was dropped with its key (503).
+ */
+export type WriteResult =
+  | { written: true; entry: EntryRow; outcome: EntryOutcome; replayed?: boolean }
+  | { written: false; reason: 'key_reused' | 'claimed' | 'live' | 'nothing_to_do' }
+  | { written: false; reason: 'dropped'; error: Error };
