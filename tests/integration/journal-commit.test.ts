@@ -1,0 +1,113 @@
+import crypto from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../src/db/client';
+import { JournalRepository, type CommitResult, type EntryClaim, type NewEntry } from '../../src/db/repositories/journal.repository';
+import { PaymentRepository } from '../../src/db/repositories/payment.repository';
+import { idempotencyKeys, ledgerEntries, paymentReversals, payments } from '../../src/db/schema';
+import { resetDatabase } from '../helpers/database';
+import { testDatabase } from '../helpers/test-app';
+
+// JournalRepository.commit takes an entry's claim (a request's key, a payment reference, a reversal)
+// and writes the entry in one transaction. Each race below is two commits sent at once on two
+// connections of the pool: PostgreSQL makes the later one wait on the row the first claimed, and the
+// loser must come back with a result that says why, having written nothing. Whichever of the two
+// PostgreSQL lets in first, exactly one entry stands.
+
+const LEASE_MS = 15_000;
+
+let db: Database;
+let journal: JournalRepository;
+beforeEach(async () => {
+  const database = await testDatabase();
+  await resetDatabase(database);
+  db = database.db;
+  journal = new JournalRepository(db);
+});
+
+function entry(kind: NewEntry['kind'], fields: Partial<NewEntry> = {}): NewEntry {
+  return { kind, userId: crypto.randomUUID(), fromPublicKey: 'GFROM', toPublicKey: 'GTO', amountStroops: 70_000_000n, assetCode: 'WLT', ...fields };
+}
+
+/** The two results, the committed one first; fails unless exactly one committed. */
+function oneWinner(results: CommitResult[]): [Extract<CommitResult, { committed: true }>, Extract<CommitResult, { committed: false }>] {
+  const winners = results.filter((r) => r.committed);
+  const losers = results.filter((r) => !r.committed);
+  expect([winners.length, losers.length]).toEqual([1, 1]);
+  return [winners[0] as Extract<CommitResult, { committed: true }>, losers[0] as Extract<CommitResult, { committed: false }>];
+}
+
+async function entries(): Promise<(typeof ledgerEntries.$inferSelect)[]> {
+  return db.select().from(ledgerEntries);
+}
+
+describe('JournalRepository.commit: one entry per claim, whoever races', () => {
+  it('binds one Idempotency-Key to one entry; the other request learns the entry that won and writes nothing', async () => {
+    const key = { callerId: crypto.randomUUID(), route: 'ledger.transfer', key: 'retry-me', requestHash: 'h1' };
+    const claim: EntryClaim = { kind: 'key', key };
+    const transfer = entry('transfer');
+
+    const [won, lost] = oneWinner(await Promise.all([journal.commit(transfer, claim, LEASE_MS), journal.commit(transfer, claim, LEASE_MS)]));
+
+    expect(lost).toMatchObject({ reason: 'key_taken', key: { entryId: won.entry.id, requestHash: 'h1' } });
+    expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+    expect((await db.select().from(idempotencyKeys)).map((k) => k.entryId)).toEqual([won.entry.id]);
+  });
+
+  it("consumes a paid payment's reference once: the other mint is told it was claimed, and the payment names the winner's mint", async () => {
+    const repo = new PaymentRepository(db);
+    const reference = `wlt-${crypto.randomUUID()}`;
+    const userId = crypto.randomUUID();
+    await repo.insertInitialized({ reference, userId, amountKobo: 50_000n }, 0);
+    await repo.recordPaid(reference, { status: 'success' });
+    const claim: EntryClaim = { kind: 'payment', reference };
+    const mints = [
+      entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-A', amountStroops: 5_000_000_000n }),
+      entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-B', amountStroops: 4_000_000_000n }),
+    ];
+
+    const [won, lost] = oneWinner(await Promise.all(mints.map((m) => journal.commit(m, claim, LEASE_MS))));
+
+    expect(lost).toEqual({ committed: false, reason: 'claimed' });
+    expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+    const [payment] = await db.select().from(payments).where(eq(payments.reference, reference));
+    expect(payment).toMatchObject({ status: 'minting', destinationPublicKey: won.entry.toPublicKey, tokensStroops: won.entry.amountStroops });
+  });
+
+  it('never consumes a reference the provider has not confirmed (still initialized): nothing is written', async () => {
+    const repo = new PaymentRepository(db);
+    const reference = `wlt-${crypto.randomUUID()}`;
+    await repo.insertInitialized({ reference, userId: crypto.randomUUID(), amountKobo: 50_000n }, 0);
+
+    expect(await journal.commit(entry('payment_mint', { paymentReference: reference }), { kind: 'payment', reference }, LEASE_MS)).toEqual({ committed: false, reason: 'claimed' });
+    expect(await entries()).toEqual([]);
+    expect((await db.select().from(payments).where(eq(payments.reference, reference)))[0]?.status).toBe('initialized');
+  });
+
+  it('takes a waiting reversal for one clawback; the reversal names that entry', async () => {
+    const [reversal] = await db
+      .insert(paymentReversals)
+      .values({ key: 'refund:1', paymentReference: 'wlt-x', userId: crypto.randomUUID(), cause: 'refund', amountKobo: 50_000n, tokensStroops: 5_000_000_000n })
+      .returning();
+    const claim: EntryClaim = { kind: 'reversal', reversalId: reversal!.id };
+    const clawback = entry('clawback', { reversalId: reversal!.id });
+
+    const [won, lost] = oneWinner(await Promise.all([journal.commit(clawback, claim, LEASE_MS), journal.commit(clawback, claim, LEASE_MS)]));
+
+    expect(lost).toEqual({ committed: false, reason: 'claimed' });
+    expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+    expect((await db.select().from(paymentReversals))[0]).toMatchObject({ status: 'clawing', entryId: won.entry.id });
+  });
+
+  it("answers a wallet's second live activation as `live` rather than failing, and allows a new one once the first failed", async () => {
+    const userId = crypto.randomUUID();
+    const activation = entry('activation', { userId, assetCode: 'XLM', amountStroops: 0n });
+
+    const [won, lost] = oneWinner(await Promise.all([journal.commit(activation, undefined, LEASE_MS), journal.commit(activation, undefined, LEASE_MS)]));
+    expect(lost).toEqual({ committed: false, reason: 'live' });
+
+    await db.update(ledgerEntries).set({ status: 'failed', failureCode: 'op_underfunded' }).where(eq(ledgerEntries.id, won.entry.id));
+    const again = await journal.commit(activation, undefined, LEASE_MS);
+    expect(again.committed).toBe(true);
+    expect((await entries()).map((e) => e.status).sort()).toEqual(['failed', 'pending']);
+  });
+});
