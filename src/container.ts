@@ -127,18 +127,18 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const journalRepo = new JournalRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const timing = config.ledger;
-  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger }, {
-    onResult: (code) => metrics.countLedgerResult(code),
-    onFeePaid: (stroops) => metrics.countFeePaid(stroops),
-    onBump: () => metrics.countFeeBump(),
-  });
+  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger });
+  // The metrics listen to what sending reports; nothing in the ledger module calls them.
+  const sendEvents = ledgerModule.accounts.sender.events;
+  sendEvents.on('result', (code) => metrics.countLedgerResult(code));
+  sendEvents.on('feePaid', (stroops) => metrics.countFeePaid(stroops));
+  sendEvents.on('bump', () => metrics.countFeeBump());
 
   const { bootstrap: journal, reads: tokenReads, reconciler } = ledgerModule;
   const wallets = new WalletService(walletRepo, cipher);
   const activation = new WalletActivationService(
     journal,
     walletRepo,
-    wallets,
     { startingXlm: config.ledger.walletStartingXlm, signupWaitMs: options.signupWaitMs ?? 5000 },
     logger,
   );
@@ -149,7 +149,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     onOutcome: (outcome) => metrics.countSignupWallet(outcome),
   });
   const reversalRepo = new ReversalRepository(db);
-  const ledger = new LedgerService(tokenReads, journal, walletRepo, wallets, transactionRepo, reversalRepo, config.ledger.tokenCode);
+  const ledger = new LedgerService(tokenReads, journal, walletRepo, transactionRepo, reversalRepo, config.ledger.tokenCode);
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },

@@ -9,7 +9,6 @@ import type { JournalRepository } from '../db/repositories/journal.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { EntryJobs } from '../ledger/entry-jobs';
-import type { SendEvents } from '../ledger/envelope-sender';
 import { Journal } from '../ledger/journal';
 import type { LedgerOptions } from '../ledger/journal-options';
 import { JournalReconciler } from '../ledger/journal-reconciler';
@@ -50,7 +49,7 @@ export interface LedgerModule {
 }
 
 /** The ledger module as the configuration describes it: the network's API, the system accounts' secrets, timing and fees. */
-export function ledgerFromConfig(config: Config, parts: JournalParts, events: SendEvents): LedgerModule {
+export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerModule {
   const ledger = config.ledger;
   const client = ledgerClientFromConfig(config);
   const timing = {
@@ -73,7 +72,6 @@ export function ledgerFromConfig(config: Config, parts: JournalParts, events: Se
     channelCount: ledger.channelCount,
     timing,
     fees: { percentile: ledger.feePercentile, maxFeeStroops: ledger.maxFeeStroops, cacheMs: ledger.feeStatsCacheMs, bumpAfterLedgers: ledger.bumpAfterLedgers },
-    ...events,
   };
   const accounts = new LedgerAccounts(options);
   const jobs = new EntryJobs(options, accounts);

@@ -7,7 +7,7 @@ import { channelCreation, channelKeyOf, channelRemoval } from './channel-account
 import type { LedgerOptions } from './journal-options';
 import { sponsored } from './sponsorship';
 import type { LedgerJob } from './ledger-job';
-import type { LedgerAccounts, ReadyLedger } from './ledger-accounts';
+import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
 
 /** An entry's operations and the submitter (its account's one queue) that signs and sends them. */
 export interface EntryJob {
@@ -15,9 +15,8 @@ export interface EntryJob {
   job: LedgerJob;
 }
 
-/** What the caller of a new entry already holds, so it need not be read again: the wallet's key pair, the activation's operations. */
+/** What the journal already decided for a new entry, so it is not asked of the network again: an activation's operations. */
 export interface KnownForJob {
-  wallet?: Keypair;
   operations?: xdr.Operation[];
 }
 
@@ -33,17 +32,17 @@ export class EntryJobs {
   ) {}
 
   /** The submitter and operations of an entry. */
-  async jobFor(ledger: ReadyLedger, entry: EntryRow, known: KnownForJob = {}): Promise<EntryJob> {
+  async jobFor(ledger: JournalAccounts, entry: EntryRow, known: KnownForJob = {}): Promise<EntryJob> {
     switch (entry.kind) {
       case 'transfer':
-        return this.transferJob(ledger, known.wallet ?? (await this.walletKey(entry.fromPublicKey)), entry);
+        return this.transferJob(ledger, await this.walletKey(entry.fromPublicKey), entry);
       case 'payment_mint':
       case 'admin_mint':
         return this.distributionJob(ledger, entry);
       case 'issue':
         return { submitter: ledger.issuer, job: { ...(await this.issueJob(ledger, entry.amountStroops)), entryId: entry.id } };
       case 'activation': {
-        const wallet = known.wallet ?? (await this.walletKey(entry.toPublicKey));
+        const wallet = await this.walletKey(entry.toPublicKey);
         if (known.operations) return { submitter: ledger.distribution, job: { entryId: entry.id, kind: entry.kind, operations: known.operations, signers: [wallet] } };
         const sponsor = ledger.keys.distribution.publicKey();
         const state = await this.walletOnLedger(ledger, wallet.publicKey());
@@ -71,7 +70,7 @@ export class EntryJobs {
   }
 
   /** A transfer goes out through its wallet's own submitter. */
-  private transferJob(ledger: ReadyLedger, wallet: Keypair, row: EntryRow): EntryJob {
+  private transferJob(ledger: JournalAccounts, wallet: Keypair, row: EntryRow): EntryJob {
     return {
       submitter: this.accounts.walletSubmitter(ledger, wallet),
       job: { entryId: row.id, kind: row.kind, operations: [tokenPayment(ledger.asset, row.toPublicKey, row.amountStroops)] },
@@ -79,28 +78,28 @@ export class EntryJobs {
   }
 
   /** A mint goes out in the distribution account's batches. */
-  private distributionJob(ledger: ReadyLedger, row: EntryRow): EntryJob {
+  private distributionJob(ledger: JournalAccounts, row: EntryRow): EntryJob {
     return { submitter: ledger.distribution, job: { entryId: row.id, kind: row.kind, operations: [tokenPayment(ledger.asset, row.toPublicKey, row.amountStroops)] } };
   }
 
   /** A clawback goes out in the issuer's batches: only the issuer may take its token back. */
-  private clawbackJob(ledger: ReadyLedger, row: EntryRow): EntryJob {
+  private clawbackJob(ledger: JournalAccounts, row: EntryRow): EntryJob {
     return { submitter: ledger.issuer, job: { entryId: row.id, kind: row.kind, operations: [clawbackOperation(ledger.asset, row.fromPublicKey, row.amountStroops)] } };
   }
 
-  private async issueJob(ledger: ReadyLedger, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {
+  private async issueJob(ledger: JournalAccounts, stroops: bigint): Promise<Omit<LedgerJob, 'entryId'>> {
     const distribution = await this.options.client.loadAccount(ledger.keys.distribution.publicKey(), ledger.asset);
     const trusts = distribution !== undefined && balanceOf(distribution, ledger.asset) !== undefined;
     return { kind: 'issue', ...issueOperations(ledger.asset, ledger.keys.distribution, stroops, trusts) };
   }
 
-  async walletOnLedger(ledger: ReadyLedger, wallet: string): Promise<WalletOnLedger> {
+  async walletOnLedger(ledger: JournalAccounts, wallet: string): Promise<WalletOnLedger> {
     const account = await this.options.client.loadAccount(wallet, ledger.asset);
     if (!account) return 'missing';
     return balanceOf(account, ledger.asset) ? 'ready' : 'untrusting';
   }
 
-  /** A wallet's key pair, opened from its sealed secret. */
+  /** A wallet's key pair, opened from its sealed secret only to sign: no use case holds a wallet's secret. */
   private async walletKey(publicKey: string): Promise<Keypair> {
     const sealed = await this.options.wallets.findSealedKey(publicKey);
     if (!sealed) throw new Error(`no key for wallet ${publicKey}`);

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import type { LedgerApi } from '../clients/ledger-api';
@@ -19,17 +20,19 @@ export type SendOutcome =
   /** Another process settled it first: read the journal. */
   | { kind: 'elsewhere' };
 
-/** What sending reports as it goes (the container counts it in the metrics). */
-export interface SendEvents {
-  /** A submission's outcome: a result code, `unavailable`, `unknown` or `resubmission_refused`. */
-  onResult?: (code: string) => void;
-  /** Stroops the network charged for an envelope this process saw applied. */
-  onFeePaid?: (stroops: bigint) => void;
-  /** A waiting envelope's bid was raised. */
-  onBump?: () => void;
+/**
+ * What sending reports as it goes, to whoever listens from above (the container counts it in the
+ * metrics): `result`, a submission's outcome (a result code, `unavailable`, `unknown` or
+ * `resubmission_refused`); `feePaid`, the stroops the network charged for an envelope this process
+ * saw applied; `bump`, a waiting envelope's bid was raised.
+ */
+export interface SendEventMap {
+  result: [code: string];
+  feePaid: [stroops: bigint];
+  bump: [];
 }
 
-export interface EnvelopeSenderOptions extends SendEvents {
+export interface EnvelopeSenderOptions {
   client: LedgerApi;
   journal: JournalRepository;
   logger: Logger;
@@ -62,6 +65,8 @@ interface Bidding {
  * else stays open until the ledger shows its fate (see envelopeFate).
  */
 export class EnvelopeSender {
+  readonly events = new EventEmitter<SendEventMap>();
+
   constructor(private readonly options: EnvelopeSenderOptions) {}
 
   /** Sends an envelope (its first submission if it was never sent) and settles it. */
@@ -74,15 +79,15 @@ export class EnvelopeSender {
       return this.applied(envelopeId, facts.hash, result);
     } catch (err) {
       if (count === 1 && err instanceof LedgerRejectedError) {
-        this.options.onResult?.(err.code);
+        this.events.emit('result', err.code);
         return { kind: 'refused', error: err };
       }
       if (count === 1 && err instanceof LedgerUnavailableError) {
-        this.options.onResult?.('unavailable');
+        this.events.emit('result', 'unavailable');
         // The connection was never opened: nobody has these bytes, so the envelope can never apply.
         return this.failed(envelopeId, 'not_delivered', false);
       }
-      this.options.onResult?.(err instanceof LedgerRejectedError ? 'resubmission_refused' : 'unknown');
+      this.events.emit('result', err instanceof LedgerRejectedError ? 'resubmission_refused' : 'unknown');
       this.options.logger.warn({ hash: facts.hash, reason: errorReason(err) }, 'submission outcome unknown, settling by ledger evidence');
     }
     return this.settle(envelopeId, tx, facts, this.options.settleAttempts);
@@ -160,7 +165,7 @@ export class EnvelopeSender {
       bidLedger: latestLedger,
     });
     if (!stored) return tx;
-    this.options.onBump?.();
+    this.events.emit('bump');
     this.options.logger.info({ hash: facts.hash, waitedLedgers: waited, fee: raised.fee }, 'envelope still waiting: fee bid raised');
     return raised;
   }
@@ -170,7 +175,7 @@ export class EnvelopeSender {
    * full queue): counted and logged, and what the refusal names is the least the next raise bids.
    */
   private refusedResubmission(tx: Transaction | FeeBumpTransaction, refusal: LedgerRejectedError, bidding: Bidding, facts: EnvelopeFacts): void {
-    this.options.onResult?.('resubmission_refused');
+    this.events.emit('result', 'resubmission_refused');
     bidding.refused = tx;
     bidding.named = bidNamedBy(refusal, tx);
     this.options.logger.warn(
@@ -181,9 +186,9 @@ export class EnvelopeSender {
 
   /** `applied.hash` is the envelope that applied: which fee bump of the inner transaction `hash`. */
   private async applied(envelopeId: string, hash: string, applied: { ledger: number; feeCharged: bigint; hash: string }): Promise<SendOutcome> {
-    this.options.onResult?.('tx_success');
+    this.events.emit('result', 'tx_success');
     if (!(await this.options.journal.confirm(envelopeId, hash, applied))) return { kind: 'elsewhere' };
-    this.options.onFeePaid?.(applied.feeCharged);
+    this.events.emit('feePaid', applied.feeCharged);
     return { kind: 'applied', ledger: applied.ledger };
   }
 

@@ -6,11 +6,10 @@ import type { SystemAccountRepository } from '../db/repositories/system-account.
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
-import type { SendEvents } from './envelope-sender';
 import type { FeePolicyOptions } from './fee-policy';
 
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
-export interface LedgerOptions extends SendEvents {
+export interface LedgerOptions {
   client: LedgerApi;
   database: DatabaseHandle;
   journal: JournalRepository;

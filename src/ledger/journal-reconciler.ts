@@ -5,7 +5,7 @@ import { BackgroundWorker } from '../workers/background-worker';
 import type { EntryJobs } from './entry-jobs';
 import { factsOf } from './envelope-fate';
 import type { EnvelopeSender } from './envelope-sender';
-import type { ReadyLedger } from './ledger-accounts';
+import type { JournalAccounts } from './ledger-accounts';
 
 /** What the reconciler works with: the journal's storage, the sender, and how to build an entry's job. */
 export interface ReconcilerParts {
@@ -14,7 +14,7 @@ export interface ReconcilerParts {
   jobs: EntryJobs;
   networkPassphrase: string;
   /** The accounts, once the network holds what the service needs (LedgerBootstrap.ready). */
-  ready(): Promise<ReadyLedger>;
+  ready(): Promise<JournalAccounts>;
 }
 
 export interface ReconcilerOptions {
@@ -81,7 +81,7 @@ export class JournalReconciler extends BackgroundWorker {
   }
 
   /** A new envelope for an entry whose previous one can never apply (or that never had one). */
-  private async resubmit(ledger: ReadyLedger, entry: EntryRow): Promise<void> {
+  private async resubmit(ledger: JournalAccounts, entry: EntryRow): Promise<void> {
     try {
       const { submitter, job } = await this.parts.jobs.jobFor(ledger, entry);
       const outcome = await submitter.submit(job);

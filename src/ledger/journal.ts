@@ -5,7 +5,6 @@
 // account-submitter.ts (batches, envelopes stored before they are sent), envelope-sender.ts (the
 // send and its settling by evidence). Beside it: journal-reconciler.ts finishes what no caller
 // waited for. Above it: ledger-bootstrap.ts (what the network must hold first).
-import { Keypair } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { IdempotencyClaim, IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import type { EntryClaim, EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
@@ -14,7 +13,7 @@ import { parseTokenAmount } from '../domain/amounts';
 import { isMustFinish } from './entry-verdict';
 import { activationOperations, type EntryJobs, type KnownForJob } from './entry-jobs';
 import type { JournalTiming } from './journal-options';
-import type { LedgerAccounts, ReadyLedger } from './ledger-accounts';
+import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
 import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult } from './write-command';
 
 export interface JournalParts {
@@ -70,7 +69,7 @@ export class Journal {
   }
 
   /** Sends a committed entry and waits up to `waitMs` for its outcome. */
-  private async send(ledger: ReadyLedger, entry: EntryRow, known: KnownForJob | undefined, waitMs: number): Promise<WriteResult> {
+  private async send(ledger: JournalAccounts, entry: EntryRow, known: KnownForJob | undefined, waitMs: number): Promise<WriteResult> {
     const { repository, timing } = this.parts;
     const outcome = this.jobOutcome(ledger, entry, known);
     const settled = await within(outcome, waitMs);
@@ -96,7 +95,7 @@ export class Journal {
   }
 
   /** The job's outcome; a job that cannot even be built (its account unreadable) waits like one that could not be sent. */
-  private async jobOutcome(ledger: ReadyLedger, entry: EntryRow, known: KnownForJob | undefined): Promise<EntryOutcome> {
+  private async jobOutcome(ledger: JournalAccounts, entry: EntryRow, known: KnownForJob | undefined): Promise<EntryOutcome> {
     try {
       const { submitter, job } = await this.parts.jobs.jobFor(ledger, entry, known);
       return await submitter.submit(job);
@@ -118,16 +117,13 @@ export class Journal {
   }
 
   /** The entry a command commits and what it claims; undefined when the network already holds what it asks. */
-  private async prepare(ledger: ReadyLedger, command: WriteCommand, idempotency: IdempotencyClaim | undefined): Promise<Prepared | undefined> {
+  private async prepare(ledger: JournalAccounts, command: WriteCommand, idempotency: IdempotencyClaim | undefined): Promise<Prepared | undefined> {
     const token = this.parts.tokenCode;
     const distribution = ledger.keys.distribution.publicKey();
     const keyClaim: EntryClaim | undefined = idempotency && { kind: 'key', key: idempotency };
     switch (command.kind) {
-      case 'transfer': {
-        const wallet = Keypair.fromSecret(command.walletSecret);
-        const entry = { kind: command.kind, userId: command.userId, fromPublicKey: wallet.publicKey(), toPublicKey: command.to, amountStroops: command.stroops, assetCode: token };
-        return { entry, claim: keyClaim, known: { wallet } };
-      }
+      case 'transfer':
+        return { entry: { kind: command.kind, userId: command.userId, fromPublicKey: command.from, toPublicKey: command.to, amountStroops: command.stroops, assetCode: token }, claim: keyClaim };
       case 'admin_mint':
         return { entry: { kind: command.kind, userId: command.userId, fromPublicKey: distribution, toPublicKey: command.to, amountStroops: command.stroops, assetCode: token }, claim: keyClaim };
       case 'payment_mint': {
@@ -158,10 +154,9 @@ export class Journal {
    * A wallet's account and trustline, as far as the network lacks them (a fresh key pair cannot be
    * on it, so it is not asked). A wallet the network already holds whole is simply marked active.
    */
-  private async prepareActivation(ledger: ReadyLedger, command: Extract<WriteCommand, { kind: 'activation' }>): Promise<Prepared | undefined> {
-    const wallet = Keypair.fromSecret(command.walletSecret);
-    const state = command.fresh ? 'missing' : await this.parts.jobs.walletOnLedger(ledger, wallet.publicKey());
-    const operations = activationOperations(ledger.asset, ledger.keys.distribution.publicKey(), wallet.publicKey(), state, command.startingXlm);
+  private async prepareActivation(ledger: JournalAccounts, command: Extract<WriteCommand, { kind: 'activation' }>): Promise<Prepared | undefined> {
+    const state = command.fresh ? 'missing' : await this.parts.jobs.walletOnLedger(ledger, command.wallet);
+    const operations = activationOperations(ledger.asset, ledger.keys.distribution.publicKey(), command.wallet, state, command.startingXlm);
     if (operations.length === 0) {
       await this.parts.wallets.markActive(command.userId);
       return undefined;
@@ -170,11 +165,11 @@ export class Journal {
       kind: 'activation',
       userId: command.userId,
       fromPublicKey: ledger.keys.distribution.publicKey(),
-      toPublicKey: wallet.publicKey(),
+      toPublicKey: command.wallet,
       amountStroops: parseTokenAmount(command.startingXlm) ?? 0n,
       assetCode: 'XLM',
     };
-    return { entry, known: { wallet, operations } };
+    return { entry, known: { operations } };
   }
 }
 

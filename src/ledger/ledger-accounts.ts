@@ -8,7 +8,7 @@ import type { LedgerOptions } from './journal-options';
 import { loadSystemKeys, type SystemKeys } from './system-accounts';
 
 /** The accounts the journal writes from: their keys, the token and the submitters every entry goes out through. */
-export interface ReadyLedger {
+export interface JournalAccounts {
   keys: SystemKeys;
   /** Pays every fee (the distribution account, through fee bumps). */
   bumper: FeeBumper;
@@ -29,8 +29,8 @@ const MAX_OPERATIONS_PER_TX = 100;
  * (trustline, channel accounts) is ledger-bootstrap.ts, above the journal.
  */
 export class LedgerAccounts {
-  private readyPromise: Promise<ReadyLedger> | undefined;
-  private built: ReadyLedger | undefined;
+  private readyPromise: Promise<JournalAccounts> | undefined;
+  private built: JournalAccounts | undefined;
   private keysPromise: Promise<SystemKeys> | undefined;
   private bumperPromise: Promise<FeeBumper> | undefined;
   private readonly feePolicy: FeePolicy;
@@ -48,9 +48,6 @@ export class LedgerAccounts {
       recheckMs: options.timing.recheckMs,
       bumper: () => this.bumper(),
       bumpAfterLedgers: options.fees.bumpAfterLedgers,
-      onResult: options.onResult,
-      onFeePaid: options.onFeePaid,
-      onBump: options.onBump,
     });
   }
 
@@ -76,7 +73,7 @@ export class LedgerAccounts {
   }
 
   /** The keys loaded (or generated once) and the submitters built; retried after a failure. */
-  ready(): Promise<ReadyLedger> {
+  ready(): Promise<JournalAccounts> {
     this.readyPromise ??= this.build().catch((err: unknown) => {
       this.readyPromise = undefined;
       throw err;
@@ -97,7 +94,7 @@ export class LedgerAccounts {
   }
 
   /** The submitter of a user's wallet: one per account, so its transfers never race. */
-  walletSubmitter(ledger: ReadyLedger, keypair: Keypair): AccountSubmitter {
+  walletSubmitter(ledger: JournalAccounts, keypair: Keypair): AccountSubmitter {
     let submitter = this.walletSubmitters.get(keypair.publicKey());
     if (!submitter) {
       submitter = this.submitterFor(ledger.bumper, keypair, 1);
@@ -106,7 +103,7 @@ export class LedgerAccounts {
     return submitter;
   }
 
-  private async build(): Promise<ReadyLedger> {
+  private async build(): Promise<JournalAccounts> {
     const o = this.options;
     const keys = await this.keys();
     const bumper = await this.bumper();

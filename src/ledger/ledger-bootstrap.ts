@@ -4,7 +4,7 @@ import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { MAX_CHANNELS, channelKeys } from './channel-accounts';
 import type { Journal } from './journal';
-import type { LedgerAccounts, ReadyLedger } from './ledger-accounts';
+import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
 import { bootstrapLedger, type SystemKeys } from './system-accounts';
 import type { WriteCommand, WriteOptions, WriteResult } from './write-command';
 
@@ -31,7 +31,7 @@ export interface JournalWrites {
  * Lazy and retried: a network down at start makes ledger routes answer 503 until it is back.
  */
 export class LedgerBootstrap implements JournalWrites {
-  private readyPromise: Promise<ReadyLedger> | undefined;
+  private readyPromise: Promise<JournalAccounts> | undefined;
 
   constructor(private readonly parts: BootstrapParts) {}
 
@@ -41,7 +41,7 @@ export class LedgerBootstrap implements JournalWrites {
   }
 
   /** The accounts, once the network holds everything the service needs. */
-  ready(): Promise<ReadyLedger> {
+  ready(): Promise<JournalAccounts> {
     this.readyPromise ??= this.bootstrap().catch((err: unknown) => {
       this.readyPromise = undefined;
       throw err;
@@ -87,7 +87,7 @@ export class LedgerBootstrap implements JournalWrites {
     return { removed, busy };
   }
 
-  private async bootstrap(): Promise<ReadyLedger> {
+  private async bootstrap(): Promise<JournalAccounts> {
     const { accounts, client, friendbotUrl, logger, channelCount } = this.parts;
     const ready = await accounts.ready();
     await bootstrapLedger({

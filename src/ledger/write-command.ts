@@ -9,8 +9,8 @@ import type { EntryRow } from '../db/repositories/journal.repository';
  * Idempotency-Key (WriteOptions).
  */
 export type WriteCommand =
-  /** Tokens from a user's wallet, signed with its secret (opened by the caller, never stored here). */
-  | { kind: 'transfer'; userId: string; walletSecret: string; to: string; stroops: bigint }
+  /** Tokens from a user's wallet (`from`, its public key): its sealed secret is opened only to sign. */
+  | { kind: 'transfer'; userId: string; from: string; to: string; stroops: bigint }
   /** An admin's mint from the distribution account. */
   | { kind: 'admin_mint'; userId: string; to: string; stroops: bigint }
   /** A verified payment's mint: consumes the reference (paid -> minting), once. */
@@ -20,10 +20,10 @@ export type WriteCommand =
   /** New tokens from the issuing account to the distribution account. */
   | { kind: 'issue'; stroops: bigint }
   /**
-   * A new wallet on the network: its account and its token trustline. `fresh`: the key pair was
-   * just generated, so the account cannot exist yet and the network is not asked.
+   * A new wallet (its public key) on the network: its account and its token trustline. `fresh`: the
+   * key pair was just generated, so the account cannot exist yet and the network is not asked.
    */
-  | { kind: 'activation'; userId: string; walletSecret: string; fresh: boolean; startingXlm: string }
+  | { kind: 'activation'; userId: string; wallet: string; fresh: boolean; startingXlm: string }
   /** The bootstrap's writes from the distribution account (ledger-bootstrap.ts). */
   | { kind: 'trustline' }
   | { kind: 'issuer_flags' }

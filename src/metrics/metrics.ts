@@ -150,7 +150,7 @@ export class ServiceMetrics {
     this.sources = sources;
   }
 
-  /** Counts one ledger submission outcome (the submitters' onResult). */
+  /** Counts one ledger submission outcome (the sender's `result` event). */
   countLedgerResult(code: string): void {
     this.ledgerSubmissions.inc({ result: code });
   }

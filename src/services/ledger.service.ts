@@ -8,7 +8,6 @@ import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import { answeredWrite, type AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerAccount, TokenReads } from '../ledger/token-reads';
-import type { WalletService } from './wallet.service';
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
@@ -16,7 +15,6 @@ export class LedgerService {
     private readonly ledger: TokenReads,
     private readonly journal: JournalWrites,
     private readonly wallets: WalletRepository,
-    private readonly walletService: WalletService,
     private readonly transactions: TransactionRepository,
     private readonly reversals: ReversalRepository,
     private readonly tokenCode: string,
@@ -68,8 +66,7 @@ export class LedgerService {
     if (balance - held < stroops) {
       throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.tokenCode} are held while a payment of yours is disputed`);
     }
-    const walletSecret = this.walletService.revealSecret(sender);
-    return answeredWrite(await this.journal.write({ kind: 'transfer', userId, walletSecret, to: receiver, stroops }, { idempotency }), this.tokenCode);
+    return answeredWrite(await this.journal.write({ kind: 'transfer', userId, from: sender.publicKey, to: receiver, stroops }, { idempotency }), this.tokenCode);
   }
 
   /**

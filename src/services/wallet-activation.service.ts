@@ -2,7 +2,7 @@ import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repo
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { Logger } from '../logger';
 import { BackgroundWorker } from '../workers/background-worker';
-import type { WalletActivator, WalletService } from './wallet.service';
+import type { WalletActivator } from './wallet.service';
 import { errorReason } from '../errors/loggable-error';
 
 export interface WalletActivationOptions {
@@ -22,7 +22,6 @@ export class WalletActivationService extends BackgroundWorker implements WalletA
   constructor(
     private readonly journal: JournalWrites,
     private readonly wallets: WalletRepository,
-    private readonly walletService: WalletService,
     private readonly options: WalletActivationOptions,
     private readonly logger: Logger,
   ) {
@@ -60,8 +59,7 @@ export class WalletActivationService extends BackgroundWorker implements WalletA
 
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {
     try {
-      const walletSecret = this.walletService.revealSecret(wallet);
-      const result = await this.journal.write({ kind: 'activation', userId: wallet.userId, walletSecret, fresh, startingXlm: this.options.startingXlm }, { waitMs });
+      const result = await this.journal.write({ kind: 'activation', userId: wallet.userId, wallet: wallet.publicKey, fresh, startingXlm: this.options.startingXlm }, { waitMs });
       if (result.written && result.outcome.status === 'failed') throw result.outcome.error;
     } catch (err) {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the
