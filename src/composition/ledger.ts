@@ -68,7 +68,6 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     tokenCode: ledger.tokenCode,
     issuerSecret: ledger.issuerSecret,
     distributionSecret: ledger.distributionSecret,
-    friendbotUrl: ledger.friendbotUrl,
     channelCount: ledger.channelCount,
     timing,
     fees: { percentile: ledger.feePercentile, maxFeeStroops: ledger.maxFeeStroops, cacheMs: ledger.feeStatsCacheMs, bumpAfterLedgers: ledger.bumpAfterLedgers },

@@ -1,6 +1,5 @@
 import type { LedgerApi } from '../clients/ledger-api';
 import type { DatabaseHandle } from '../db/client';
-import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
@@ -13,14 +12,12 @@ export interface LedgerOptions {
   client: LedgerApi;
   database: DatabaseHandle;
   journal: JournalRepository;
-  idempotency: IdempotencyRepository;
   wallets: WalletRepository;
   systemAccounts: SystemAccountRepository;
   cipher: WalletCipher;
   tokenCode: string;
   issuerSecret: string | undefined;
   distributionSecret: string | undefined;
-  friendbotUrl: string | undefined;
   logger: Logger;
   /** Channel accounts for the distribution account's batches (several transactions per ledger). */
   channelCount: number;

@@ -14,7 +14,7 @@ import { isMustFinish } from './entry-verdict';
 import { activationOperations, type EntryJobs, type KnownForJob } from './entry-jobs';
 import type { JournalTiming } from './journal-options';
 import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
-import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult } from './write-command';
+import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult, WrittenOutcome } from './write-command';
 
 export interface JournalParts {
   repository: JournalRepository;
@@ -174,7 +174,7 @@ export class Journal {
 }
 
 /** An entry's outcome as the journal holds it now (a retried request's answer). */
-export function outcomeOf(entry: EntryRow): EntryOutcome {
+function outcomeOf(entry: EntryRow): WrittenOutcome {
   if (entry.status === 'confirmed') return { status: 'confirmed', hash: entry.ledgerTransactionId ?? '', ledger: entry.ledger ?? 0 };
   if (entry.status !== 'failed') return { status: 'pending' };
   const code = entry.failureCode ?? 'tx_failed';

@@ -1,5 +1,6 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../clients/ledger-api';
+import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { MAX_CHANNELS, channelKeys } from './channel-accounts';
@@ -55,8 +56,8 @@ export class LedgerBootstrap implements JournalWrites {
     return this.parts.journal.write(command, options);
   }
 
-  previousWrite(...args: Parameters<Journal['previousWrite']>): ReturnType<Journal['previousWrite']> {
-    return this.parts.journal.previousWrite(...args);
+  previousWrite(claim: IdempotencyClaim | undefined): Promise<WriteResult | undefined> {
+    return this.parts.journal.previousWrite(claim);
   }
 
   /** The token, once the network is ready. */

@@ -49,6 +49,5 @@ export function answeredWrite(result: WriteResult, tokenCode: string): AnsweredW
   }
   const { outcome } = result;
   if (outcome.status === 'failed') throw fromLedgerError(outcome.error, tokenCode);
-  if (outcome.status === 'waiting') throw fromLedgerError(outcome.error, tokenCode);
   return { ...result, outcome };
 }

@@ -47,6 +47,9 @@ export type EntryOutcome =
   /** No envelope could carry it now (never sent, refused, or dead): it waits for a new one. */
   | { status: 'waiting'; error: Error };
 
+/** A written entry's outcome as a write answers it: one nothing can send is dropped or left to the reconciler (pending), never answered `waiting`. */
+export type WrittenOutcome = Exclude<EntryOutcome, { status: 'waiting' }>;
+
 /**
  * What a write answers. Written: the entry and its outcome (a retry with a bound key gets the
  * first request's entry, `replayed`). Not written, and why:
@@ -57,6 +60,6 @@ export type EntryOutcome =
  * - `dropped`: nothing could send it and it need not finish, so it was dropped with its key (503).
  */
 export type WriteResult =
-  | { written: true; entry: EntryRow; outcome: EntryOutcome; replayed?: boolean }
+  | { written: true; entry: EntryRow; outcome: WrittenOutcome; replayed?: boolean }
   | { written: false; reason: 'key_reused' | 'claimed' | 'live' | 'nothing_to_do' }
   | { written: false; reason: 'dropped'; error: Error };

@@ -202,7 +202,7 @@ export class PaymentService {
    * reversal could not take back) is settled first, once, from this purchase's tokens; only the
    * rest is minted, and a purchase the debt takes whole is done without a ledger write.
    */
-  async mintWhenReady(payment: PaymentRow): Promise<MintStep> {
+  private async mintWhenReady(payment: PaymentRow): Promise<MintStep> {
     // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
     // key the service keeps (it was active when archived), rather than being refused.
     const wallet = await this.wallets.findByUserId(payment.userId);

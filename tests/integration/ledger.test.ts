@@ -185,6 +185,19 @@ describe('concurrency and retries', () => {
     expect(other.body).toEqual({ error: expect.stringMatching(/different request/) });
   });
 
+  it('replays a transfer that spent the whole balance: the key is answered before the balance is checked again', async () => {
+    const alice = await fundedUser(app, 3);
+    const bob = await createUser(app);
+    const body = { receiverPublicKey: bob.ledgerPublicKey, amount: 3 };
+    const first = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'all-of-it').send(body);
+    expect(first.status).toBe(200);
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
+    // Checked again, the balance (now 0) would refuse it with 400: the retry must get the first answer.
+    const again = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'all-of-it').send(body);
+    expect([again.status, again.headers['idempotent-replayed'], again.body]).toEqual([200, 'true', first.body]);
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('3.0000000');
+  });
+
   it('mints once for a mint-tokens call retried with the same Idempotency-Key', async () => {
     const admin = await adminToken(app);
     const alice = await fundedUser(app, 0);
