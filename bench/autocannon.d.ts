@@ -30,7 +30,6 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string;
       requests?: Request[];
-      overallRate?: number;
       connectionRate?: number;
       title?: string;
     }

@@ -37,8 +37,6 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   body?: string;
   requests?: autocannon.Request[];
-  /** Open-loop probing at a fixed rate (a latency probe, not a throughput test). */
-  overallRate?: number;
   /** The service whose event loop delay the run records (its base URL; /metrics is read before and after). */
   loopOf?: string;
 }
@@ -66,7 +64,6 @@ export function startLoad(options: LoadOptions): RunningLoad {
     if (options.headers) opts.headers = options.headers;
     if (options.body !== undefined) opts.body = options.body;
     if (options.requests) opts.requests = options.requests;
-    if (options.overallRate) opts.overallRate = options.overallRate;
     instance = autocannon(
       opts,
       (err, result) => {

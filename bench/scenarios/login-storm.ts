@@ -1,5 +1,6 @@
 import bcrypt from 'bcryptjs';
-import { runLoad, round, startLoad, type LoadFigures } from '../load';
+import { runLoad, round, type LoadFigures } from '../load';
+import { runOpenLoop, startOpenLoop } from '../open-loop';
 import { loadRow } from '../report';
 import { createUsers, USER_PASSWORD } from '../seed';
 import { ServiceInstance } from '../service';
@@ -32,8 +33,8 @@ export const loginStorm: Scenario = {
   summary: '200 logins at concurrency 50 with a GET /healthz latency probe beside them',
   async run(ctx: ScenarioContext): Promise<ScenarioResult> {
     const s = ctx.smoke
-      ? { logins: 20, concurrency: 5, users: 4, bcryptIterations: 3, probeConnections: 2, probeRate: 50, idleProbeS: 1 }
-      : { logins: 200, concurrency: 50, users: 20, bcryptIterations: 20, probeConnections: 5, probeRate: 200, idleProbeS: 5 };
+      ? { logins: 20, concurrency: 5, users: 4, bcryptIterations: 3, probeRate: 50, idleProbeS: 1 }
+      : { logins: 200, concurrency: 50, users: 20, bcryptIterations: 20, probeRate: 200, idleProbeS: 5 };
     const svc = await ServiceInstance.launch(ctx.bench, { label: 'login-storm', ledgerCloseMs: 0 });
     try {
       ctx.log(`signing up ${s.users} users at BCRYPT_COST=${SERVICE_BCRYPT_COST}`);
@@ -44,12 +45,12 @@ export const loginStorm: Scenario = {
       ctx.log(`baseline: ${s.bcryptIterations} x bcryptjs.compare, one thread, in the bench process`);
       const bcryptBefore = await singleThreadCompareRate(s.bcryptIterations);
 
-      const probe = { url: `${svc.baseUrl}/healthz`, connections: s.probeConnections, overallRate: s.probeRate };
+      const probe = { url: `${svc.baseUrl}/healthz`, ratePerS: s.probeRate };
       ctx.log(`baseline: /healthz probe at ${s.probeRate} req/s for ${s.idleProbeS} s with no logins`);
-      const idle = await runLoad({ ...probe, label: 'GET /healthz probe, idle (baseline)', durationS: s.idleProbeS, loopOf: svc.baseUrl });
+      const idle = await runOpenLoop({ ...probe, label: 'GET /healthz probe, idle (baseline)', durationS: s.idleProbeS, loopOf: svc.baseUrl });
 
       ctx.log(`storm: ${s.logins} logins, ${s.concurrency} at a time, probe running`);
-      const during = startLoad({ ...probe, label: 'GET /healthz probe, during the storm', durationS: 300 });
+      const during = startOpenLoop({ ...probe, label: 'GET /healthz probe, during the storm', durationS: 300 });
       let next = 0;
       const storm = await runLoad({
         label: `POST /api/users/login x ${s.logins}`,
@@ -88,7 +89,7 @@ export const loginStorm: Scenario = {
         baseline: { singleThreadBcrypt: bcryptRate, singleThreadBcryptBefore: bcryptBefore, singleThreadBcryptAfter: bcryptAfter, healthzIdle: idle },
         figures: { logins: storm, healthzDuringStorm: probeDuring, loginsPerSecondVsOneThread: round(ratio, 2) },
         tables: [
-          { title: `probe: ${s.probeConnections} connections at ${s.probeRate} req/s; storm: ${s.concurrency} connections (latency ms)`, rows },
+          { title: `probe: open loop, Poisson arrivals at ${s.probeRate} req/s, each timed from when it was due; storm: ${s.concurrency} connections (latency ms)`, rows },
           {
             title: 'bcrypt',
             rows: [
@@ -104,7 +105,7 @@ export const loginStorm: Scenario = {
           { name: 'login throughput vs one bcrypt thread', goal: '>= 1.6x', figure: `${storm.rps}/s = ${ratio.toFixed(2)}x of ${bcryptRate.perSecond}/s`, pass: ratio >= 1.6 },
           { name: 'failed logins', goal: '0', figure: String(failed), pass: failed === 0 },
         ],
-        notes: ['The probe runs at a fixed rate (open loop), so it measures latency, not how much CPU it can take from the logins.'],
+        notes: ['The probe runs at a fixed rate (open loop, its own process, bench/open-loop.ts), so it measures latency, not how much CPU it can take from the logins.'],
       };
     } finally {
       await svc.dispose();
