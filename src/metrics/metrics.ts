@@ -4,7 +4,6 @@ import type { HistoryWindowReading } from '../ledger/history-window';
 import type { TreasuryReading } from '../ledger/treasury';
 import { registerEventLoopDelay } from './event-loop-delay';
 import { PAYMENT_STATUSES, type PaymentAlerts, type PaymentStatus } from './payment-counts';
-import { routeLabel } from './route-label';
 
 /** What the scrape reads from the rest of the service, installed once those parts exist. */
 export interface MetricsSources {
@@ -194,14 +193,9 @@ export class ServiceMetrics {
     this.signupWallets.inc({ outcome });
   }
 
-  /** Times every request, labelled by the route pattern that answered it. */
-  readonly observeRequests: RequestHandler = (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      this.requestSeries(req.method, routeLabel(req), res.statusCode).observe(seconds);
-    });
-    next();
+  /** One answered request's time, labelled by the route pattern that answered it (src/middleware/request-layer.ts calls it). */
+  readonly observeRequest = (method: string, route: string, status: number, seconds: number): void => {
+    this.requestSeries(method, route, status).observe(seconds);
   };
 
   /**

@@ -30,6 +30,9 @@ interface ContextHolder {
 /** Starts a request's context: called by the app's request layer (src/middleware/request-layer.ts), first thing. */
 export type StartRequest = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Told of every answered request (its response finished), from the same listener as the request line: the metrics. */
+export type OnAnswered = (req: IncomingMessage, statusCode: number, seconds: number) => void;
+
 /**
  * Gives every request an id (the caller's X-Request-Id when it is sane, else a new UUID), echoes
  * it on the response, and logs one line per request when it ends, in pino-http's shape
@@ -43,7 +46,7 @@ export type StartRequest = (req: IncomingMessage, res: ServerResponse) => void;
  * request (headers included) for every request before a line was even due: with the line itself,
  * ~10% of the CPU of `GET /healthz` under load (`--cpu-prof`, BENCHMARKS.md).
  */
-export function installRequestContext(app: Express, logger: Logger): StartRequest {
+export function installRequestContext(app: Express, logger: Logger, onAnswered?: OnAnswered): StartRequest {
   Object.defineProperty(app.request, 'log', {
     configurable: true,
     get(this: ContextHolder): Logger | undefined {
@@ -56,7 +59,7 @@ export function installRequestContext(app: Express, logger: Logger): StartReques
   // holds no credential, so it skips the redaction pass every other line gets (a third of its cost).
   const lineLogger = logger.child({}, { redact: { paths: [] } });
   return (req, res) => {
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : crypto.randomUUID();
     res.setHeader('X-Request-Id', id);
@@ -65,13 +68,18 @@ export function installRequestContext(app: Express, logger: Logger): StartReques
     const query = url.indexOf('?');
     const binding: RequestBinding = { id, method: req.method ?? '', path: query === -1 ? url : url.slice(0, query) };
     (req as ContextHolder)[CONTEXT] = { binding, logger };
-    // A scraper polls /metrics every few seconds. (The embedded sandboxes never get here: the app
-    // serves them ahead of the request layer, as the outside systems they stand for.)
-    if (url === '/metrics') return;
-    // 'close' comes once: `on` spares the once-wrapper `once` allocates per request.
+    // A scraper polls /metrics every few seconds: timed, but no line. (The embedded sandboxes never
+    // get here: the app serves them ahead of the request layer, as the outside systems they stand for.)
+    const line = url !== '/metrics';
+    if (!line && !onAnswered) return;
+    // One listener for the line and the metrics. 'close' comes once: `on` spares the once-wrapper
+    // `once` allocates per request. It also comes for an aborted request, which only the line counts.
     res.on('close', () => {
       const statusCode = res.statusCode;
-      const responseTime = Date.now() - startedAt;
+      const ms = performance.now() - startedAt;
+      if (onAnswered && res.writableFinished) onAnswered(req, statusCode, ms / 1000);
+      if (!line) return;
+      const responseTime = Math.round(ms);
       if (!res.writableFinished) {
         lineLogger.error({ req: binding, res: { statusCode }, err: { type: 'Error', message: 'request aborted' }, responseTime }, 'request aborted');
       } else if (statusCode >= 500) {
