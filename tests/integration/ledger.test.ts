@@ -2,6 +2,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
 import { withSandboxes } from '../helpers/with-sandboxes';
+import { eventually } from '../helpers/eventually';
 
 const { ledger, app } = withSandboxes();
 
@@ -185,6 +186,32 @@ describe('concurrency and retries', () => {
     expect(other.body).toEqual({ error: expect.stringMatching(/different request/) });
   });
 
+  it('answers duplicates sent at once with one key as replays of one transfer: exactly one is not marked replayed, and the tokens move once', async () => {
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    const body = { receiverPublicKey: bob.ledgerPublicKey, amount: 2 };
+    // Five at once: some pass the use case's key check before any has committed, so they race
+    // inside the journal's commit, where the loser must get the winner's entry, marked replayed.
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'double-tap').send(body)),
+    );
+    for (const a of answers) expect([200, 202]).toContain(a.status);
+    expect(new Set(answers.map((a) => a.body.result.transactionId)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(4);
+    const first = answers.find((a) => a.headers['idempotent-replayed'] === undefined)!;
+    // Once settled, a replay answers the confirmed transfer with the first answer's id and hash.
+    const replay = await eventually(async () => {
+      const r = await app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'double-tap').send(body);
+      return r.status === 200 ? r : undefined;
+    }, 'the transfer to be confirmed');
+    expect([replay.headers['idempotent-replayed'], replay.body.result.transactionId, replay.body.result.hash]).toEqual(['true', first.body.result.transactionId, first.body.result.hash]);
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('2.0000000');
+    expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('8.0000000');
+    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    expect(transfers).toHaveLength(1);
+  });
+
   it('replays a transfer that spent the whole balance: the key is answered before the balance is checked again', async () => {
     const alice = await fundedUser(app, 3);
     const bob = await createUser(app);
@@ -209,6 +236,8 @@ describe('concurrency and retries', () => {
     // the winner's record as it stands then, 200 confirmed or 202 still pending (which of the two is
     // a genuine race). Either way both name one record, and the tokens move once.
     const [winner, loser] = [...answers].sort((a, b) => a.status - b.status);
+    // Whichever way the loser lost (the use case's key check, or the journal's commit), it is a replay.
+    expect(answers.map((a) => a.headers['idempotent-replayed']).sort()).toEqual(['true', undefined]);
     const hash = winner!.body.hash as string;
     expect([winner!.status, winner!.body]).toEqual([200, { success: true, message: `Minted 7.0000000 WLT (transaction ${hash})`, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
     const { items } = await app.container.ledger.listForUser(alice.userId, 10, 0);
