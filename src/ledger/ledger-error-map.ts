@@ -32,6 +32,19 @@ export function fromLedgerError(err: unknown, tokenCode: string): unknown {
   return refusal ? refusal(tokenCode) : new AppError('UPSTREAM_FAILED', `Ledger rejected the transaction (${err.code})`);
 }
 
+/**
+ * A write dropped with its key: every round of its batch was refused for the envelope, never for
+ * what the entry does (that is a `failed` outcome), or the ledger could not be reached. Nothing
+ * moved and the key is free, so it is the retryable 503 whatever the last code was; CONTRACT 4:
+ * tx_bad_seq (another client used the account's sequence number) is retried inside, never shown.
+ * An error that is not the ledger's (a bug) passes through as it is.
+ */
+function droppedWrite(error: Error): unknown {
+  if (!(error instanceof LedgerRejectedError || error instanceof LedgerUnavailableError)) return error;
+  // The codes of the refused rounds are counted by ledger_submissions_total; the caller needs none of them.
+  return new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not take the transaction this time; nothing was moved, try again');
+}
+
 /** A write's result as the API answers it: the entry, confirmed or pending; anything else is the AppError it is answered with. */
 export type AnsweredWrite = Extract<WriteResult, { written: true }> & { outcome: { status: 'confirmed' | 'pending' } };
 
@@ -42,7 +55,7 @@ export function answeredWrite(result: WriteResult, tokenCode: string): AnsweredW
       case 'key_reused':
         throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
       case 'dropped':
-        throw fromLedgerError(result.error, tokenCode);
+        throw droppedWrite(result.error);
       default:
         throw new Error(`a write answered to a request was not made (${result.reason})`);
     }

@@ -24,6 +24,8 @@ export const BAD_DAYS: BadDay[] = [
   { name: '503 without applying', plan: { mode: 'refuse-503', next: 2 }, applied: false },
   { name: 'an answer slower than the submit timeout', plan: { mode: 'slow', slowMs: 1500, next: 2 }, applied: false },
   { name: 'TRY_AGAIN_LATER without applying', plan: { mode: 'try-again-later', next: 2 }, applied: false },
+  // The wallet's owner holds its key: another client used the account's next sequence number first.
+  { name: 'tx_bad_seq without applying', plan: { mode: 'bad-seq', next: 2 }, applied: false },
   // Instances behind one URL at different ledgers: for SPLIT_MS after the ledger that applied it,
   // lookups by hash reach an instance a ledger behind, every other read one that has it.
   { name: 'a split view, 504 after applying', plan: { mode: 'split-then-504', lagMs: SPLIT_MS, next: 2 }, applied: true },

@@ -212,6 +212,33 @@ describe('concurrency and retries', () => {
     expect(transfers).toHaveLength(1);
   });
 
+  it("answers 503 without a result code when another client keeps taking the wallet's sequence number, moves nothing, and the same key then transfers once", async () => {
+    const alice = await fundedUser(app, 5);
+    const bob = await createUser(app);
+    const body = { receiverPublicKey: bob.ledgerPublicKey, amount: 1 };
+    const send = () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).set('Idempotency-Key', 'sequence-taken').send(body);
+    const before = ledger.faults.stats['bad-seq'];
+    // Every envelope refused with tx_bad_seq (the wallet's owner holds its key and used the number
+    // first): the service reloads the sequence and tries again until its rounds run out.
+    ledger.faults.set({ mode: 'bad-seq' });
+    let refused;
+    try {
+      refused = await send();
+    } finally {
+      ledger.faults.clear();
+    }
+    expect(ledger.faults.stats['bad-seq'] - before).toBeGreaterThan(1);
+    expect([refused.status, refused.headers['retry-after'], refused.body]).toEqual([503, '5', { error: expect.stringMatching(/nothing was moved, try again/) }]);
+    expect(refused.text).not.toMatch(/tx_|seq/);
+    expect([await ledgerBalance(ledger.url, alice.ledgerPublicKey), await ledgerBalance(ledger.url, bob.ledgerPublicKey)]).toEqual(['5.0000000', '0.0000000']);
+    // The key was freed with the dropped entry: the retry is a new transfer, not a replay.
+    const again = await send();
+    expect([again.status, again.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect([await ledgerBalance(ledger.url, alice.ledgerPublicKey), await ledgerBalance(ledger.url, bob.ledgerPublicKey)]).toEqual(['4.0000000', '1.0000000']);
+    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    expect(transfers.map((t) => t.status)).toEqual(['confirmed']);
+  });
+
   it('replays a transfer that spent the whole balance: the key is answered before the balance is checked again', async () => {
     const alice = await fundedUser(app, 3);
     const bob = await createUser(app);

@@ -25,7 +25,7 @@ export async function submitWithFaults(
   envelope: Envelope,
 ): Promise<void> {
   const fault = faults.draw();
-  if (refusedBeforeApplying(res, fault)) return;
+  if (refusedBeforeApplying(res, fault, envelope)) return;
   const result = await clock.submit(envelope);
   if (result.status === 'included' && !result.resubmitted) readSides.applied(result.record.ledger, fault);
   // Horizon decides its answer when the result comes back, even if the answer is then slow to arrive

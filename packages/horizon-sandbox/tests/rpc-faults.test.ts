@@ -69,6 +69,22 @@ describe('faults on Stellar RPC, drawn from the same fault plan as Horizon', () 
     expect(await transactionStatus(harness, payment.hash)).toBe(404);
   });
 
+  it('bad-seq: core refuses the envelope with tx_bad_seq on both APIs, nothing applied, no fee; cleared, it applies', async () => {
+    const payment = await preparedPayment(harness);
+    const before = await harness.rpc.getAccount(payment.payer.publicKey());
+    harness.faults.set({ mode: 'bad-seq', next: 2 });
+    const sent = await harness.rpc.sendTransaction(payment.tx);
+    expect(sent.status).toBe('ERROR');
+    expect([sent.errorResult?.result().switch().name, sent.errorResult?.feeCharged().toString()]).toEqual(['txBadSeq', '0']);
+    const refused = (await submissionError(harness, payment.tx)).response;
+    expect(refused?.status).toBe(400);
+    expect(refused?.data).toMatchObject({ status: 400, extras: { result_codes: { transaction: 'tx_bad_seq' } } });
+    expect(harness.faults.stats['bad-seq']).toBe(2);
+    expect(await statusOf(payment.hash)).toBe(GetTransactionStatus.NOT_FOUND);
+    expect((await harness.rpc.getAccount(payment.payer.publicKey())).sequenceNumber()).toBe(before.sequenceNumber());
+    expect((await harness.rpc.sendTransaction(payment.tx)).status).toBe('PENDING');
+  });
+
   it('slow: the usual PENDING answer, late', async () => {
     const payment = await preparedPayment(harness);
     harness.faults.set({ mode: 'slow', slowMs: 50, next: 1 });

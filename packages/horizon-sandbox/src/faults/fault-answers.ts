@@ -1,6 +1,9 @@
 import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendProblem, staleHistory, timeout } from '../problems';
+import type { Envelope } from '../apply-transaction';
+import { sendProblem, staleHistory, timeout, transactionFailed } from '../problems';
+import { sequenceTakenRefusal } from '../resubmission';
+import { envelopeXdr } from '../transaction-record';
 import type { FaultPlan } from './fault-plan';
 
 /** What nginx in front of an API answers when the API's own answer is lost: HTML, not a problem document. */
@@ -16,11 +19,17 @@ export const nginxPage = (status: string) => `<html>
 export const BAD_GATEWAY_PAGE = nginxPage('502 Bad Gateway');
 
 /**
- * refuse-503 and try-again-later answer before the transaction is applied; true if one did. Horizon's
- * synchronous submission takes core's TRY_AGAIN_LATER as "sent" and waits for the transaction to show
- * up in its history, which it never does: the client gets Horizon's 504 timeout.
+ * refuse-503, try-again-later and bad-seq answer before the transaction is applied; true if one did.
+ * Horizon's synchronous submission takes core's TRY_AGAIN_LATER as "sent" and waits for the
+ * transaction to show up in its history, which it never does: the client gets Horizon's 504 timeout.
+ * Core's tx_bad_seq comes back at once as Horizon's 400 transaction_failed.
  */
-export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefined): boolean {
+export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefined, envelope: Envelope): boolean {
+  if (fault?.mode === 'bad-seq') {
+    const refused = sequenceTakenRefusal(envelope);
+    sendProblem(res, transactionFailed({ envelope_xdr: envelopeXdr(envelope), result_xdr: refused.resultXdr, result_codes: refused.resultCodes }));
+    return true;
+  }
   if (fault?.mode === 'refuse-503') {
     sendProblem(res, staleHistory());
     return true;

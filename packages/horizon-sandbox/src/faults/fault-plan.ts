@@ -3,6 +3,8 @@ import { z } from 'zod';
 /**
  * The ways real Horizon fails a submission on a bad day. The apply-then-* modes are the dangerous
  * ones for a client: the transaction is in the ledger but the answer says otherwise or nothing.
+ * bad-seq is another client using the account's next sequence number first (a wallet's owner holds
+ * its key): core refuses the envelope with tx_bad_seq and applies nothing.
  */
 export const FAULT_MODES = [
   'apply-then-504',
@@ -13,6 +15,7 @@ export const FAULT_MODES = [
   'refuse-503',
   'slow',
   'try-again-later',
+  'bad-seq',
   'split',
   'split-then-504',
 ] as const;

@@ -1,7 +1,8 @@
 import { TransactionBuilder } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import type { Envelope } from '../../apply-transaction';
-import type { Acceptance } from '../../core-admission';
+import { refusal, type Acceptance } from '../../core-admission';
+import { sequenceTaken } from '../../resubmission';
 import { LedgerClosedError } from '../../ledger-clock';
 import type { RpcDependencies, Exchange } from '../context';
 import { INTERNAL_ERROR, RpcError, invalidParams } from '../json-rpc';
@@ -36,6 +37,8 @@ export function sendTransaction(params: unknown, dependencies: RpcDependencies, 
   });
   // refuse-503 never reaches core; try-again-later is core refusing it for now
   if (fault?.mode === 'refuse-503' || fault?.mode === 'try-again-later') return answer({ status: 'TRY_AGAIN_LATER' });
+  // another client used the sequence number first: core refuses it, nothing applies
+  if (fault?.mode === 'bad-seq') return answer(refusal(sequenceTaken(envelope)));
 
   let acceptance: Acceptance;
   try {
