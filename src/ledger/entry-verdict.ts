@@ -4,6 +4,11 @@ import type { EntryKind } from '../db/schema';
 /** Refusals about the envelope, not about what it carries: its operations ride again in a new one. */
 const ENVELOPE_CODES = new Set(['tx_bad_seq', 'tx_too_late', 'tx_too_early', 'tx_insufficient_fee', 'tx_internal_error']);
 
+/** A refusal of the envelope itself (its sequence number, time bounds, fee), not of what it carries: a new envelope may pass. */
+export function isEnvelopeRefusal(error: LedgerRejectedError): boolean {
+  return ENVELOPE_CODES.has(error.transactionCode) || (error.transactionCode === 'tx_failed' && error.operationCodes.length === 0);
+}
+
 /** A mint the ledger refuses for one of these reasons never succeeds by trying again. */
 const MINT_NEVER_SUCCEEDS = new Set(['op_no_trust', 'op_line_full', 'op_no_destination', 'op_not_authorized', 'op_malformed', 'op_no_issuer']);
 

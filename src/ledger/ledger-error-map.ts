@@ -1,4 +1,5 @@
 import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import { isEnvelopeRefusal } from './entry-verdict';
 import type { WriteResult } from './write-command';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 
@@ -33,16 +34,17 @@ export function fromLedgerError(err: unknown, tokenCode: string): unknown {
 }
 
 /**
- * A write dropped with its key: every round of its batch was refused for the envelope, never for
- * what the entry does (that is a `failed` outcome), or the ledger could not be reached. Nothing
- * moved and the key is free, so it is the retryable 503 whatever the last code was; CONTRACT 4:
- * tx_bad_seq (another client used the account's sequence number) is retried inside, never shown.
- * An error that is not the ledger's (a bug) passes through as it is.
+ * A write dropped with its key after its batch ran out of rounds: nothing moved and the key is
+ * free. When the rounds were refused for the envelope (its sequence number, time bounds, fee: a
+ * new envelope may pass) or the ledger could not be reached, that is the retryable 503, whatever
+ * the last code was: CONTRACT 4, tx_bad_seq (another client used the account's sequence number)
+ * is retried inside, never shown. Anything else (the account gone from the ledger) is answered as
+ * any refusal.
  */
-function droppedWrite(error: Error): unknown {
-  if (!(error instanceof LedgerRejectedError || error instanceof LedgerUnavailableError)) return error;
+function droppedWrite(error: Error, tokenCode: string): unknown {
+  const retryable = error instanceof LedgerUnavailableError || (error instanceof LedgerRejectedError && isEnvelopeRefusal(error));
   // The codes of the refused rounds are counted by ledger_submissions_total; the caller needs none of them.
-  return new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not take the transaction this time; nothing was moved, try again');
+  return retryable ? new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not take the transaction this time; nothing was moved, try again') : fromLedgerError(error, tokenCode);
 }
 
 /** A write's result as the API answers it: the entry, confirmed or pending; anything else is the AppError it is answered with. */
@@ -55,7 +57,7 @@ export function answeredWrite(result: WriteResult, tokenCode: string): AnsweredW
       case 'key_reused':
         throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
       case 'dropped':
-        throw droppedWrite(result.error);
+        throw droppedWrite(result.error, tokenCode);
       default:
         throw new Error(`a write answered to a request was not made (${result.reason})`);
     }
