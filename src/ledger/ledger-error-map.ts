@@ -36,15 +36,17 @@ export function fromLedgerError(err: unknown, tokenCode: string): unknown {
 /**
  * A write dropped with its key after its batch ran out of rounds: nothing moved and the key is
  * free. When the rounds were refused for the envelope (its sequence number, time bounds, fee: a
- * new envelope may pass) or the ledger could not be reached, that is the retryable 503, whatever
- * the last code was: CONTRACT 4, tx_bad_seq (another client used the account's sequence number)
- * is retried inside, never shown. Anything else (the account gone from the ledger) is answered as
- * any refusal.
+ * new envelope may pass), that is the retryable 503, whatever the last code was: CONTRACT 4,
+ * tx_bad_seq (another client used the account's sequence number) is retried inside, never shown.
+ * An unreachable ledger is its own 503, and anything else (the account gone from the ledger) is
+ * answered as any refusal.
  */
 function droppedWrite(error: Error, tokenCode: string): unknown {
-  const retryable = error instanceof LedgerUnavailableError || (error instanceof LedgerRejectedError && isEnvelopeRefusal(error));
   // The codes of the refused rounds are counted by ledger_submissions_total; the caller needs none of them.
-  return retryable ? new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not take the transaction this time; nothing was moved, try again') : fromLedgerError(error, tokenCode);
+  if (error instanceof LedgerRejectedError && isEnvelopeRefusal(error)) {
+    return new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not take the transaction this time; nothing was moved, try again');
+  }
+  return fromLedgerError(error, tokenCode);
 }
 
 /** A write's result as the API answers it: the entry, confirmed or pending; anything else is the AppError it is answered with. */

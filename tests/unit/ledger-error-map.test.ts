@@ -21,9 +21,12 @@ describe('a dropped write', () => {
     ['tx_too_late', new LedgerRejectedError('tx_too_late', [])],
     ['tx_insufficient_fee', new LedgerRejectedError('tx_insufficient_fee', [])],
     ['tx_failed by another entry of its batch', new LedgerRejectedError('tx_failed', [])],
-    ['an unreachable ledger', new LedgerUnavailableError()],
   ])('refused for its envelope, %s, is the retryable 503 naming no code', (_what, error) => {
     expect(shape(answerForDropped(error))).toEqual(RETRY);
+  });
+
+  it('lost to an unreachable ledger is the 503 of an unreachable ledger', () => {
+    expect(shape(answerForDropped(new LedgerUnavailableError()))).toEqual({ code: 'UPSTREAM_UNAVAILABLE', message: 'Ledger unavailable, try again later' });
   });
 
   it('refused for its account (gone from the ledger) is answered as that refusal, as before', () => {
