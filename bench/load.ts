@@ -111,13 +111,18 @@ export interface Sample {
   status: number | 'error';
 }
 
+/** The q-quantile (0..1] of ascending values, by the nearest rank; 0 when there are none. */
+export function quantileOf(sorted: readonly number[], q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
 /** Figures of a custom request loop (bursts the bench drives with fetch); latency over every answered request. */
 export function summarize(label: string, samples: Sample[], seconds: number): LoadFigures {
   const statusCodes: Record<string, number> = {};
   for (const s of samples) statusCodes[String(s.status)] = (statusCodes[String(s.status)] ?? 0) + 1;
   const answered = samples.filter((s) => s.status !== 'error');
   const sorted = answered.map((s) => s.ms).sort((a, b) => a - b);
-  const at = (q: number) => (sorted.length === 0 ? 0 : round(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!, 1));
+  const at = (q: number) => round(quantileOf(sorted, q), 1);
   const ok = answered.filter((s) => typeof s.status === 'number' && s.status >= 200 && s.status < 300).length;
   return {
     label,

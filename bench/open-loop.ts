@@ -3,7 +3,7 @@ import path from 'node:path';
 import { withLoopDelay } from './event-loop';
 import { assertLoopback } from './http';
 import type { LoadFigures, RunningLoad } from './load';
-import type { OpenLoopConfig, OpenLoopReport } from './open-loop/generator';
+import { MEASURING, type OpenLoopConfig, type OpenLoopReport } from './open-loop/protocol';
 
 /**
  * Latency at a fixed rate, as a user sees it: requests arrive at Poisson times whatever the service
@@ -35,7 +35,13 @@ export interface OpenLoopFigures extends LoadFigures {
   sendLag: { p99: number; max: number };
 }
 
-export function startOpenLoop(options: OpenLoopOptions): RunningLoad & { done: Promise<OpenLoopFigures> } {
+/** A running probe: `measuring` resolves when its warm-up is over (start what it should watch then). */
+export interface RunningOpenLoop extends RunningLoad {
+  done: Promise<OpenLoopFigures>;
+  measuring: Promise<void>;
+}
+
+export function startOpenLoop(options: OpenLoopOptions): RunningOpenLoop {
   assertLoopback(options.url);
   const config: OpenLoopConfig = {
     label: options.label,
@@ -47,24 +53,33 @@ export function startOpenLoop(options: OpenLoopOptions): RunningLoad & { done: P
     maxConnections: options.maxConnections ?? 50,
     warmupS: options.warmupS ?? 1,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open-loop', 'generator.ts'), JSON.stringify(config)], {
+  // The config goes on stdin: its headers carry a bearer token, which a command line would show to `ps`.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'open-loop', 'generator.ts')], {
     cwd: path.join(__dirname, '..'),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.end(JSON.stringify(config));
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  let measured: () => void = () => undefined;
+  const measuring = new Promise<void>((resolve) => (measured = resolve));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    if (stdout.includes(`${MEASURING}\n`)) measured();
+  });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const done = new Promise<OpenLoopFigures>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       const last = stdout.trim().split('\n').at(-1);
-      if (code !== 0 || !last) return reject(new Error(`open-loop generator exited ${code ?? signal}: ${stderr.slice(-2000)}`));
+      // Stopped before its warm-up ended, it never printed `measuring`: nothing waits forever on it.
+      measured();
+      if (code !== 0 || !last || last === MEASURING) return reject(new Error(`open-loop generator exited ${code ?? signal}: ${stderr.slice(-2000)}`));
       const report = JSON.parse(last) as OpenLoopReport;
       resolve({ ...report.figures, sendLag: report.sendLag });
     });
   });
-  return { done, stop: () => child.kill('SIGTERM') };
+  return { done, measuring, stop: () => child.kill('SIGTERM') };
 }
 
 export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopFigures> {

@@ -1,33 +1,17 @@
 import http from 'node:http';
-import { summarize, type Sample } from '../load';
+import { quantileOf, round, summarize, type Sample } from '../load';
 import { poissonArrivals } from './arrivals';
+import { MEASURING, type OpenLoopConfig, type OpenLoopReport } from './protocol';
 
 /**
  * The open-loop probe's own process (bench/open-loop.ts starts it): it sends requests at their
  * scheduled times whatever the service answers, and times each from its *scheduled* time to the
  * end of its body, so a request the service (or this process) held up counts in full. Running in
- * a process of its own, its timers never wait behind the bench's work. On SIGTERM it stops
- * scheduling, waits for what is in flight, and reports. The report is the last stdout line.
+ * a process of its own, its timers never wait behind the bench's work. It reads its config from
+ * stdin (the headers carry a bearer token, which a command line would show to `ps`), prints
+ * `measuring` when the warm-up is over, and on SIGTERM stops scheduling, waits for what is in
+ * flight, and reports. The report is the last stdout line.
  */
-
-export interface OpenLoopConfig {
-  label: string;
-  url: string;
-  ratePerS: number;
-  durationS: number;
-  headers: Record<string, string>;
-  seed: number;
-  /** Keep-alive sockets at most; a request beyond waits for one, and its wait counts. */
-  maxConnections: number;
-  /** Sent first and left out of the figures: this process's JIT and sockets warm up on them. */
-  warmupS: number;
-}
-
-export interface OpenLoopReport {
-  figures: ReturnType<typeof summarize>;
-  /** How late this process sent requests against their schedule (ms): its own share of any latency. */
-  sendLag: { p99: number; max: number };
-}
 
 const TIMEOUT_MS = 30_000;
 
@@ -44,12 +28,17 @@ function main(config: OpenLoopConfig): void {
   // A moment to set up before the first arrival, so the first requests are not late by construction.
   const start = performance.now() + 20;
   const measuredFrom = start + warmupMs;
+  setTimeout(() => process.stdout.write(`${MEASURING}\n`), measuredFrom - performance.now());
 
   const send = (scheduled: number) => {
     inFlight++;
-    const measured = scheduled >= start + warmupMs;
+    const measured = scheduled >= measuredFrom;
     if (measured) lags.push(performance.now() - scheduled);
+    let answered = false;
+    // A timeout or a reset can end a request through both the request and its response: count it once.
     const done = (status: number | 'error') => {
+      if (answered) return;
+      answered = true;
       if (measured) samples.push({ ms: performance.now() - scheduled, status });
       inFlight--;
       if (stopped && inFlight === 0) report();
@@ -75,7 +64,7 @@ function main(config: OpenLoopConfig): void {
     if (reported) return;
     reported = true;
     const sortedLags = lags.sort((a, b) => a - b);
-    const at = (q: number) => Math.round((sortedLags[Math.min(sortedLags.length - 1, Math.ceil(q * sortedLags.length) - 1)] ?? 0) * 10) / 10;
+    const at = (q: number) => round(quantileOf(sortedLags, q), 1);
     const out: OpenLoopReport = { figures: summarize(config.label, samples, Math.max(0, performance.now() - measuredFrom) / 1000), sendLag: { p99: at(0.99), max: at(1) } };
     agent.destroy();
     process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));
@@ -91,4 +80,6 @@ function main(config: OpenLoopConfig): void {
   timer = setTimeout(tick, start - performance.now());
 }
 
-main(JSON.parse(process.argv[2]!) as OpenLoopConfig);
+let input = '';
+process.stdin.setEncoding('utf8').on('data', (chunk: string) => (input += chunk));
+process.stdin.on('end', () => main(JSON.parse(input) as OpenLoopConfig));

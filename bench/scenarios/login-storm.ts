@@ -51,6 +51,8 @@ export const loginStorm: Scenario = {
 
       ctx.log(`storm: ${s.logins} logins, ${s.concurrency} at a time, probe running`);
       const during = startOpenLoop({ ...probe, label: 'GET /healthz probe, during the storm', durationS: 300 });
+      // The storm starts once the probe measures: its process start and warm-up must not hide the storm's first seconds.
+      await during.measuring;
       let next = 0;
       const storm = await runLoad({
         label: `POST /api/users/login x ${s.logins}`,

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { poissonArrivals, seededRandom } from '../../bench/open-loop/arrivals';
@@ -42,15 +43,17 @@ describe('the open-loop generator (its own process)', () => {
   let server: http.Server;
   let seen: number;
   let url: string;
-  /** Answers every other request after the next one arrives: a server that is late must not slow the sending. */
+  /** While set, the server answers nothing: the responses wait here. */
+  let holdAll: boolean;
   let held: http.ServerResponse[];
+  let authorizations: Set<string>;
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       seen++;
-      if (req.url === '/slow') {
+      if (req.headers.authorization) authorizations.add(req.headers.authorization);
+      if (holdAll) {
         held.push(res);
-        if (held.length > 1) held.shift()!.end('late');
         return;
       }
       res.writeHead(req.url === '/missing' ? 404 : 200).end('ok');
@@ -61,6 +64,8 @@ describe('the open-loop generator (its own process)', () => {
   beforeEach(() => {
     seen = 0;
     held = [];
+    holdAll = false;
+    authorizations = new Set();
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -76,15 +81,38 @@ describe('the open-loop generator (its own process)', () => {
     expect(figures.statusCodes).toEqual({ '200': expected });
   });
 
-  it('keeps sending while earlier requests wait for their answers, with more sockets than one', async () => {
+  it('sends every arrival while none has been answered: the schedule, not the answers, sets the pace', async () => {
     const expected = poissonArrivals(100, 1, 9).length;
-    const running = startOpenLoop({ label: 'slow', url: `${url}/slow`, ratePerS: 100, durationS: 1, seed: 9, maxConnections: 4, warmupS: 0 });
-    // Every request arrives although the server answers each only when the next comes in.
+    holdAll = true;
+    const running = startOpenLoop({ label: 'held', url: `${url}/`, ratePerS: 100, durationS: 1, seed: 9, maxConnections: 500, warmupS: 0 });
+    // A closed loop would stop at its number of connections; every request arrives with no answer given.
     await waitFor(() => seen === expected);
-    held.shift()?.end('last');
+    expect(held).toHaveLength(expected);
+    for (const res of held.splice(0)) res.end('late');
     const figures = await running.done;
-    expect(figures.requests).toBe(expected);
-    expect(figures.ok).toBe(expected);
+    expect([figures.requests, figures.ok]).toEqual([expected, expected]);
+  });
+
+  it('takes its config on stdin: the bearer token reaches the server, never a command line', async () => {
+    const token = `probe-token-${process.pid}`;
+    const running = startOpenLoop({ label: 'auth', url: `${url}/`, ratePerS: 50, durationS: 600, headers: { authorization: `Bearer ${token}` }, warmupS: 0 });
+    await running.measuring;
+    await waitFor(() => seen > 0);
+    const commandLines = fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        } catch {
+          return ''; // gone meanwhile
+        }
+      });
+    running.stop();
+    await running.done;
+    expect(commandLines.some((line) => line.includes('open-loop/generator.ts'))).toBe(true);
+    expect(commandLines.filter((line) => line.includes(token))).toEqual([]);
+    expect(authorizations.has(`Bearer ${token}`)).toBe(true);
   });
 
   it('sends the warm-up first and leaves it out of the figures', async () => {

@@ -6,44 +6,28 @@ import { resultXdr } from './transaction-record';
 import { feeToCharge } from './validate-transaction';
 
 /**
- * What core answers to an envelope that is already in a ledger: its sequence number is used, so
- * tx_bad_seq; for a fee bump, its inner transaction's tx_bad_seq wrapped in tx_fee_bump_inner_failed.
+ * tx_bad_seq as core words it: for a fee bump (`innerHash` given), the inner transaction's
+ * tx_bad_seq wrapped in tx_fee_bump_inner_failed.
  */
+function badSequenceResult(feeCharged: bigint, innerHash?: Buffer): TransactionResultModel {
+  return innerHash
+    ? { code: 'tx_failed', feeCharged, feeBump: { code: 'tx_fee_bump_inner_failed', innerHash, inner: { code: 'tx_bad_seq', feeCharged: 0n } } }
+    : { code: 'tx_bad_seq', feeCharged };
+}
+
+/** What core answers to an envelope that is already in a ledger: its sequence number is used. */
 export function badSequence(record: StoredTransaction): TransactionResultModel {
-  return record.inner
-    ? {
-        code: 'tx_failed',
-        feeCharged: BigInt(record.feeCharged),
-        feeBump: {
-          code: 'tx_fee_bump_inner_failed',
-          innerHash: Buffer.from(record.inner.hash, 'hex'),
-          inner: { code: 'tx_bad_seq', feeCharged: 0n },
-        },
-      }
-    : { code: 'tx_bad_seq', feeCharged: feeToCharge(record.operationCount) };
+  return record.inner ? badSequenceResult(BigInt(record.feeCharged), Buffer.from(record.inner.hash, 'hex')) : badSequenceResult(feeToCharge(record.operationCount));
 }
 
-/** badSequence() as the answers carry it. */
-export function resubmissionRefused(record: StoredTransaction): { resultXdr: string; resultCodes: ResultCodes } {
-  const refused = badSequence(record);
-  return { resultXdr: resultXdr(refused), resultCodes: resultCodes(refused) };
-}
-
-/**
- * What core answers at admission when another client already used the envelope's sequence number:
- * tx_bad_seq, wrapped in tx_fee_bump_inner_failed for a fee bump; nothing applied, no fee charged.
- */
+/** What core answers at admission when another client already used the envelope's sequence number (nothing applied). */
 export function sequenceTaken(envelope: Envelope): TransactionResultModel {
-  if (!(envelope instanceof FeeBumpTransaction)) return { code: 'tx_bad_seq', feeCharged: 0n };
-  return {
-    code: 'tx_failed',
-    feeCharged: 0n,
-    feeBump: { code: 'tx_fee_bump_inner_failed', innerHash: envelope.innerTransaction.hash(), inner: { code: 'tx_bad_seq', feeCharged: 0n } },
-  };
+  if (!(envelope instanceof FeeBumpTransaction)) return badSequenceResult(feeToCharge(envelope.operations.length));
+  // a fee bump is charged for one operation more than its inner transaction carries
+  return badSequenceResult(feeToCharge(envelope.innerTransaction.operations.length + 1), envelope.innerTransaction.hash());
 }
 
-/** sequenceTaken() as Horizon's 400 carries it. */
-export function sequenceTakenRefusal(envelope: Envelope): { resultXdr: string; resultCodes: ResultCodes } {
-  const refused = sequenceTaken(envelope);
+/** A refusal as Horizon's 400 carries it: the TransactionResult XDR and its result codes. */
+export function refusalAnswer(refused: TransactionResultModel): { resultXdr: string; resultCodes: ResultCodes } {
   return { resultXdr: resultXdr(refused), resultCodes: resultCodes(refused) };
 }

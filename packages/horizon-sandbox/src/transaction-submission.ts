@@ -8,7 +8,7 @@ import { answeringFrom } from './latest-ledger-header';
 import type { LedgerClock } from './ledger-clock';
 import type { LedgerReadView } from './ledger-read-view';
 import { sendProblem, timeout, transactionFailed } from './problems';
-import { resubmissionRefused } from './resubmission';
+import { badSequence, refusalAnswer } from './resubmission';
 import type { Submission, SubmissionResult } from './sandbox-ledger';
 
 export interface SubmissionDependencies {
@@ -65,7 +65,7 @@ function sendSubmissionResult(res: Response, base: string, result: SubmissionRes
   }
   const { record } = result;
   if (result.resubmitted && !view.transaction(record.hash)) {
-    const refused = resubmissionRefused(record);
+    const refused = refusalAnswer(badSequence(record));
     sendProblem(res, transactionFailed({ envelope_xdr: record.envelopeXdr, result_xdr: refused.resultXdr, result_codes: refused.resultCodes }));
     return;
   }

@@ -69,13 +69,13 @@ describe('faults on Stellar RPC, drawn from the same fault plan as Horizon', () 
     expect(await transactionStatus(harness, payment.hash)).toBe(404);
   });
 
-  it('bad-seq: core refuses the envelope with tx_bad_seq on both APIs, nothing applied, no fee; cleared, it applies', async () => {
+  it('bad-seq: core refuses the envelope with tx_bad_seq on both APIs, nothing applied; cleared, it applies', async () => {
     const payment = await preparedPayment(harness);
     const before = await harness.rpc.getAccount(payment.payer.publicKey());
     harness.faults.set({ mode: 'bad-seq', next: 2 });
     const sent = await harness.rpc.sendTransaction(payment.tx);
     expect(sent.status).toBe('ERROR');
-    expect([sent.errorResult?.result().switch().name, sent.errorResult?.feeCharged().toString()]).toEqual(['txBadSeq', '0']);
+    expect(sent.errorResult?.result().switch().name).toBe('txBadSeq');
     const refused = (await submissionError(harness, payment.tx)).response;
     expect(refused?.status).toBe(400);
     expect(refused?.data).toMatchObject({ status: 400, extras: { result_codes: { transaction: 'tx_bad_seq' } } });

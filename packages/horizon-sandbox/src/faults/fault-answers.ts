@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Envelope } from '../apply-transaction';
 import { sendProblem, staleHistory, timeout, transactionFailed } from '../problems';
-import { sequenceTakenRefusal } from '../resubmission';
+import { refusalAnswer, sequenceTaken } from '../resubmission';
 import { envelopeXdr } from '../transaction-record';
 import type { FaultPlan } from './fault-plan';
 
@@ -26,7 +26,7 @@ export const BAD_GATEWAY_PAGE = nginxPage('502 Bad Gateway');
  */
 export function refusedBeforeApplying(res: Response, fault: FaultPlan | undefined, envelope: Envelope): boolean {
   if (fault?.mode === 'bad-seq') {
-    const refused = sequenceTakenRefusal(envelope);
+    const refused = refusalAnswer(sequenceTaken(envelope));
     sendProblem(res, transactionFailed({ envelope_xdr: envelopeXdr(envelope), result_xdr: refused.resultXdr, result_codes: refused.resultCodes }));
     return true;
   }
