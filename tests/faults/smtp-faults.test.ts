@@ -4,7 +4,7 @@ import { SMTPServer } from 'smtp-server';
 import { createUser } from '../helpers/factories';
 import { countRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
-import { closedPort } from '../helpers/fake-server';
+import { freePort } from '../helpers/ports';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
@@ -43,7 +43,7 @@ afterEach(async () => {
 
 describe('the mail server down, refusing, then back', () => {
   it('answers 200 to known and unknown addresses alike, keeps no token nobody received, and delivers a working link once mail is back', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     app = await startTestApp({ SMTP_URL: `smtp://127.0.0.1:${port}?starttls=off`, MAIL_RETRY_BASE_MS: '200' }, 'warn');
     // The worker as the container runs it (container.start), polling often. Between phases it is
     // stopped, which waits for the attempt in flight: an attempt records its token before it

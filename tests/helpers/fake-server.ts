@@ -1,5 +1,5 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import { type AddressInfo } from 'node:net';
 
 /** What the fake server does with one request, its body already read. */
 export type Behaviour = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
@@ -127,13 +127,4 @@ export function forwardTo(upstream: string, options: ForwardOptions = {}): Behav
         if (!res.destroyed) res.writeHead(502).end();
       });
   };
-}
-
-/** A local port nothing listens on (taken from the OS, then released). */
-export async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
