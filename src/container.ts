@@ -143,13 +143,14 @@ export async function buildContainer(configured: Config, logger: Logger, options
     logger,
   );
   const rateLimitRepo = new RateLimitRepository(db);
-  const users = new UserService(db, userRepo, wallets, activation, hasher, tokens, {
-    counters: rateLimitRepo,
-    walletsPerHour: config.ledger.signupWalletsPerHour,
-    onOutcome: (outcome) => metrics.countSignupWallet(outcome),
+  const users = new UserService({
+    db, users: userRepo, wallets, activator: activation, hasher, tokens,
+    budget: { counters: rateLimitRepo, walletsPerHour: config.ledger.signupWalletsPerHour, onOutcome: (outcome) => metrics.countSignupWallet(outcome) },
   });
   const reversalRepo = new ReversalRepository(db);
-  const ledger = new LedgerService(tokenReads, journal, walletRepo, transactionRepo, reversalRepo, config.ledger.tokenCode);
+  const ledger = new LedgerService({
+    ledger: tokenReads, journal, wallets: walletRepo, transactions: transactionRepo, reversals: reversalRepo, tokenCode: config.ledger.tokenCode,
+  });
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
@@ -160,29 +161,21 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const principals = new PrincipalCache(2000);
   const resetRepo = new PasswordResetRepository(db);
   const mailOutboxRepo = new MailOutboxRepository(db);
-  const mailOutbox = new MailOutboxService(
-    mailOutboxRepo,
-    resetRepo,
-    tokens,
-    mailer,
+  const mailOutbox = new MailOutboxService({
+    outbox: mailOutboxRepo, resets: resetRepo, tokens, mailer, logger,
     // The lease outlasts the mailer's SMTP timeouts (10 s connect, 10 s greeting, 20 s idle).
-    { publicBaseUrl: config.publicBaseUrl, leaseMs: 2 * 60 * 1000, retryBaseMs: config.mailRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 12 },
-    logger,
-  );
-  const resets = new PasswordResetService(
-    db,
-    userRepo,
-    resetRepo,
-    hasher,
-    tokens,
-    mailOutboxRepo,
+    options: { publicBaseUrl: config.publicBaseUrl, leaseMs: 2 * 60 * 1000, retryBaseMs: config.mailRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 12 },
+  });
+  const resets = new PasswordResetService({
+    db, users: userRepo, resets: resetRepo, hasher, tokens, outbox: mailOutboxRepo,
     // In the background: the answer never waits for the mail server.
-    () => setImmediate(() => void mailOutbox.run()),
-    (id) => principals.forget({ id, role: 'user' }),
-  );
-  const admins = new AdminService(db, new AdminRepository(db), userRepo, walletRepo, wallets, transactionRepo, hasher, tokens, (p) =>
-    principals.forget(p),
-  );
+    onMailQueued: () => setImmediate(() => void mailOutbox.run()),
+    onPasswordChanged: (id) => principals.forget({ id, role: 'user' }),
+  });
+  const admins = new AdminService({
+    db, admins: new AdminRepository(db), users: userRepo, wallets: walletRepo, walletService: wallets, transactions: transactionRepo, hasher, tokens,
+    onSessionsEnded: (p) => principals.forget(p),
+  });
 
   const requireRole = authenticate(
     tokens,

@@ -30,14 +30,14 @@ export interface PaymentParts {
 /** Naira in, tokens out, and money going back: the provider's client, the payment use cases and their background work. */
 export function paymentsFromConfig(config: Config, parts: PaymentParts, options: { mintWaitMs: number }) {
   const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
-  const payments = new PaymentService(
-    paystack,
-    parts.payments,
-    parts.users,
-    parts.wallets,
-    parts.reversals,
-    parts.journal,
-    {
+  const payments = new PaymentService({
+    provider: paystack,
+    payments: parts.payments,
+    users: parts.users,
+    wallets: parts.wallets,
+    reversals: parts.reversals,
+    journal: parts.journal,
+    options: {
       publicBaseUrl: config.publicBaseUrl,
       tokensPerNaira: config.payments.tokensPerNaira,
       tokenCode: config.ledger.tokenCode,
@@ -45,8 +45,8 @@ export function paymentsFromConfig(config: Config, parts: PaymentParts, options:
       firstCheckMs: config.payments.firstCheckMs,
       publicNetwork: config.ledger.networkPassphrase === Networks.PUBLIC,
     },
-    parts.logger,
-  );
+    logger: parts.logger,
+  });
   const paymentSweep = new PaymentSweepService(
     parts.payments,
     payments,
@@ -56,18 +56,18 @@ export function paymentsFromConfig(config: Config, parts: PaymentParts, options:
     },
     parts.logger,
   );
-  const reversals = new ReversalService(
-    parts.reversals,
-    parts.payments,
-    parts.reads,
-    parts.journal,
-    {
+  const reversals = new ReversalService({
+    reversals: parts.reversals,
+    payments: parts.payments,
+    ledger: parts.reads,
+    journal: parts.journal,
+    options: {
       policy: { leaseMs: config.ledger.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 60 * 60 * 1000, maxAttempts: 50 },
       clawbackWaitMs: options.mintWaitMs,
       tokensFor: (kobo) => payments.tokensFor(kobo),
     },
-    parts.logger,
-  );
+    logger: parts.logger,
+  });
   const webhookEvents = new WebhookInboxRepository(parts.db);
   const webhookInbox = new WebhookInboxService(
     webhookEvents,

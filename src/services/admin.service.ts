@@ -15,19 +15,34 @@ export interface Page<T> {
   total: number;
 }
 
+export interface AdminServiceDeps {
+  db: Database;
+  admins: AdminRepository;
+  users: UserRepository;
+  wallets: WalletRepository;
+  walletService: WalletService;
+  transactions: TransactionRepository;
+  hasher: PasswordHasher;
+  tokens: TokenService;
+  /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
+  onSessionsEnded?: (principal: { id: string; role: Role }) => void;
+}
+
 export class AdminService {
-  constructor(
-    private readonly db: Database,
-    private readonly admins: AdminRepository,
-    private readonly users: UserRepository,
-    private readonly wallets: WalletRepository,
-    private readonly walletService: WalletService,
-    private readonly transactions: TransactionRepository,
-    private readonly hasher: PasswordHasher,
-    private readonly tokens: TokenService,
-    /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
-    private readonly onSessionsEnded: (principal: { id: string; role: Role }) => void = () => undefined,
-  ) {}
+  private readonly db: Database;
+  private readonly admins: AdminRepository;
+  private readonly users: UserRepository;
+  private readonly wallets: WalletRepository;
+  private readonly walletService: WalletService;
+  private readonly transactions: TransactionRepository;
+  private readonly hasher: PasswordHasher;
+  private readonly tokens: TokenService;
+  private readonly onSessionsEnded: (principal: { id: string; role: Role }) => void;
+
+  constructor(deps: AdminServiceDeps) {
+    ({ db: this.db, admins: this.admins, users: this.users, wallets: this.wallets, walletService: this.walletService,
+      transactions: this.transactions, hasher: this.hasher, tokens: this.tokens, onSessionsEnded: this.onSessionsEnded = () => undefined } = deps);
+  }
 
   /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
   async login(email: string, password: string): Promise<{ token: string }> {

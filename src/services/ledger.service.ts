@@ -9,16 +9,28 @@ import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import { answeredWrite, type AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerAccount, TokenReads } from '../ledger/token-reads';
 
+export interface LedgerServiceDeps {
+  ledger: TokenReads;
+  journal: JournalWrites;
+  wallets: WalletRepository;
+  transactions: TransactionRepository;
+  reversals: ReversalRepository;
+  tokenCode: string;
+}
+
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
-  constructor(
-    private readonly ledger: TokenReads,
-    private readonly journal: JournalWrites,
-    private readonly wallets: WalletRepository,
-    private readonly transactions: TransactionRepository,
-    private readonly reversals: ReversalRepository,
-    private readonly tokenCode: string,
-  ) {}
+  private readonly ledger: TokenReads;
+  private readonly journal: JournalWrites;
+  private readonly wallets: WalletRepository;
+  private readonly transactions: TransactionRepository;
+  private readonly reversals: ReversalRepository;
+  private readonly tokenCode: string;
+
+  constructor(deps: LedgerServiceDeps) {
+    ({ ledger: this.ledger, journal: this.journal, wallets: this.wallets,
+      transactions: this.transactions, reversals: this.reversals, tokenCode: this.tokenCode } = deps);
+  }
 
   /** An account's balances, or NOT_FOUND when it is not on the ledger. */
   async account(publicKey: string): Promise<{ ledger: { asset: Asset }; account: LedgerAccount }> {

@@ -10,6 +10,15 @@ export interface MailOutboxOptions extends RetryPolicy {
   publicBaseUrl: string;
 }
 
+export interface MailOutboxServiceDeps {
+  outbox: MailOutboxRepository;
+  resets: PasswordResetRepository;
+  tokens: TokenService;
+  mailer: Mailer;
+  options: MailOutboxOptions;
+  logger: Logger;
+}
+
 /**
  * Sends the queued mail (src/db/schema.ts mailOutbox) with retries, from any number of processes.
  * A reset e-mail's token is issued and recorded when the message is sent, and forgotten again if
@@ -21,23 +30,23 @@ export interface MailOutboxOptions extends RetryPolicy {
  * hour anyway).
  */
 export class MailOutboxService extends QueueWorker<DueMail> {
-  constructor(
-    private readonly outbox: MailOutboxRepository,
-    private readonly resets: PasswordResetRepository,
-    private readonly tokens: TokenService,
-    private readonly mailer: Mailer,
-    private readonly options: MailOutboxOptions,
-    logger: Logger,
-  ) {
-    super(outbox, {
+  private readonly outbox: MailOutboxRepository;
+  private readonly resets: PasswordResetRepository;
+  private readonly tokens: TokenService;
+  private readonly mailer: Mailer;
+  private readonly options: MailOutboxOptions;
+
+  constructor(deps: MailOutboxServiceDeps) {
+    super(deps.outbox, {
       // A mail queued while a pass runs gets another pass: the running one may have looked already.
       failureMessage: 'mail outbox deferred',
       rerunWhenCalledDuringPass: true,
       batchSize: 20,
-      policy: options,
+      policy: deps.options,
       describe: (mail) => ({ mailId: mail.id, kind: mail.kind }),
       logMessages: { retrying: 'mail not sent, retrying later', setAside: 'mail set aside after its last attempt' },
-    }, logger);
+    }, deps.logger);
+    ({ outbox: this.outbox, resets: this.resets, tokens: this.tokens, mailer: this.mailer, options: this.options } = deps);
   }
 
   protected async handle(mail: DueMail): Promise<void> {

@@ -6,19 +6,33 @@ import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
 import { TokenError, type TokenService } from '../security/tokens';
 
+export interface PasswordResetServiceDeps {
+  db: Database;
+  users: UserRepository;
+  resets: PasswordResetRepository;
+  hasher: PasswordHasher;
+  tokens: TokenService;
+  outbox: MailOutboxRepository;
+  /** Told after a reset e-mail may have been queued (the mail worker looks at once). */
+  onMailQueued: () => void;
+  /** Told after a password changes (the auth cache forgets the user at once). */
+  onPasswordChanged?: (userId: string) => void;
+}
+
 export class PasswordResetService {
-  constructor(
-    private readonly db: Database,
-    private readonly users: UserRepository,
-    private readonly resets: PasswordResetRepository,
-    private readonly hasher: PasswordHasher,
-    private readonly tokens: TokenService,
-    private readonly outbox: MailOutboxRepository,
-    /** Told after a reset e-mail may have been queued (the mail worker looks at once). */
-    private readonly onMailQueued: () => void,
-    /** Told after a password changes (the auth cache forgets the user at once). */
-    private readonly onPasswordChanged: (userId: string) => void = () => undefined,
-  ) {}
+  private readonly db: Database;
+  private readonly users: UserRepository;
+  private readonly resets: PasswordResetRepository;
+  private readonly hasher: PasswordHasher;
+  private readonly tokens: TokenService;
+  private readonly outbox: MailOutboxRepository;
+  private readonly onMailQueued: () => void;
+  private readonly onPasswordChanged: (userId: string) => void;
+
+  constructor(deps: PasswordResetServiceDeps) {
+    ({ db: this.db, users: this.users, resets: this.resets, hasher: this.hasher, tokens: this.tokens, outbox: this.outbox,
+      onMailQueued: this.onMailQueued, onPasswordChanged: this.onPasswordChanged = () => undefined } = deps);
+  }
 
   /**
    * Queues a one-hour reset link for the address when it belongs to an account; the mail worker

@@ -51,6 +51,17 @@ export interface PaymentServiceOptions {
   publicNetwork: boolean;
 }
 
+export interface PaymentServiceDeps {
+  provider: PaystackClient;
+  payments: PaymentRepository;
+  users: UserRepository;
+  wallets: WalletRepository;
+  reversals: ReversalRepository;
+  journal: JournalWrites;
+  options: PaymentServiceOptions;
+  logger: Logger;
+}
+
 /**
  * Naira in, tokens out, exactly once. verify-payment, the callback page, the webhook inbox and the
  * provider sweep all call settle(). The provider must say success in NGN for the recorded amount;
@@ -60,16 +71,19 @@ export interface PaymentServiceOptions {
  * sends and settles it. The states and moves are in src/domain/payment-lifecycle.ts.
  */
 export class PaymentService {
-  constructor(
-    private readonly provider: PaystackClient,
-    private readonly payments: PaymentRepository,
-    private readonly users: UserRepository,
-    private readonly wallets: WalletRepository,
-    private readonly reversals: ReversalRepository,
-    private readonly journal: JournalWrites,
-    private readonly options: PaymentServiceOptions,
-    private readonly logger: Logger,
-  ) {}
+  private readonly provider: PaystackClient;
+  private readonly payments: PaymentRepository;
+  private readonly users: UserRepository;
+  private readonly wallets: WalletRepository;
+  private readonly reversals: ReversalRepository;
+  private readonly journal: JournalWrites;
+  private readonly options: PaymentServiceOptions;
+  private readonly logger: Logger;
+
+  constructor(deps: PaymentServiceDeps) {
+    ({ provider: this.provider, payments: this.payments, users: this.users, wallets: this.wallets,
+      reversals: this.reversals, journal: this.journal, options: this.options, logger: this.logger } = deps);
+  }
 
   /** Records the reference with the user and amount, then asks the provider for a checkout. */
   async createIntent(userId: string, amountKobo: bigint): Promise<InitializedTransaction> {

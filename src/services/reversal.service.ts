@@ -20,6 +20,15 @@ export interface ReversalServiceOptions {
  */
 export type DisputeStep = 'held' | 'released' | 'already_reversed' | 'nothing_minted' | 'not_yet';
 
+export interface ReversalServiceDeps {
+  reversals: ReversalRepository;
+  payments: PaymentRepository;
+  ledger: TokenReads;
+  journal: JournalWrites;
+  options: ReversalServiceOptions;
+  logger: Logger;
+}
+
 /**
  * Money that goes back to a buyer after they paid: refunds and chargebacks (src/domain/payment-lifecycle.ts).
  * A chargeback opened holds the payment's tokens (`disputed`: transfers may not spend them); won, it
@@ -30,25 +39,25 @@ export type DisputeStep = 'held' | 'released' | 'already_reversed' | 'nothing_mi
  * purchase settles. Claimed in the database, so any number of processes run it.
  */
 export class ReversalService extends QueueWorker<ReversalRow> {
-  constructor(
-    private readonly reversals: ReversalRepository,
-    private readonly payments: PaymentRepository,
-    private readonly ledger: TokenReads,
-    private readonly journal: JournalWrites,
-    private readonly options: ReversalServiceOptions,
-    logger: Logger,
-  ) {
-    super(reversalQueue(reversals, options.policy), {
+  private readonly reversals: ReversalRepository;
+  private readonly payments: PaymentRepository;
+  private readonly ledger: TokenReads;
+  private readonly journal: JournalWrites;
+  private readonly options: ReversalServiceOptions;
+
+  constructor(deps: ReversalServiceDeps) {
+    super(reversalQueue(deps.reversals, deps.options.policy), {
       failureMessage: 'payment reversals deferred',
       batchSize: 20,
-      policy: options.policy,
+      policy: deps.options.policy,
       describe: (r) => ({ reference: r.paymentReference, reversal: r.key }),
       logMessages: {
         retrying: 'payment reversal failed, retrying later',
         setAside: 'payment reversal still open after many attempts: an operator should look (it keeps being retried)',
         notFinal: 'payment reversal waits for its mint to finish',
       },
-    }, logger);
+    }, deps.logger);
+    ({ reversals: this.reversals, payments: this.payments, ledger: this.ledger, journal: this.journal, options: this.options } = deps);
   }
 
   /** Records money that went back (once per key) and works it at once in the background. */

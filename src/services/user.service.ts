@@ -38,19 +38,32 @@ export interface SignupBudget {
 
 const HOUR_MS = 60 * 60 * 1000;
 
+export interface UserServiceDeps {
+  db: Database;
+  users: UserRepository;
+  wallets: WalletService;
+  activator: WalletActivator;
+  hasher: PasswordHasher;
+  tokens: TokenService;
+  budget?: SignupBudget;
+}
+
 export class UserService {
   /** Compared against when the identifier is unknown, so both failures cost one bcrypt compare. */
   private dummyHash: Promise<string> | undefined;
 
-  constructor(
-    private readonly db: Database,
-    private readonly users: UserRepository,
-    private readonly wallets: WalletService,
-    private readonly activator: WalletActivator,
-    private readonly hasher: PasswordHasher,
-    private readonly tokens: TokenService,
-    private readonly budget?: SignupBudget,
-  ) {}
+  private readonly db: Database;
+  private readonly users: UserRepository;
+  private readonly wallets: WalletService;
+  private readonly activator: WalletActivator;
+  private readonly hasher: PasswordHasher;
+  private readonly tokens: TokenService;
+  private readonly budget?: SignupBudget;
+
+  constructor(deps: UserServiceDeps) {
+    ({ db: this.db, users: this.users, wallets: this.wallets, activator: this.activator,
+      hasher: this.hasher, tokens: this.tokens, budget: this.budget } = deps);
+  }
 
   /**
    * Creates the account and its wallet in one database transaction: a user never exists without
