@@ -29,34 +29,21 @@ export interface AdminServiceDeps {
 }
 
 export class AdminService {
-  private readonly db: Database;
-  private readonly admins: AdminRepository;
-  private readonly users: UserRepository;
-  private readonly wallets: WalletRepository;
-  private readonly walletService: WalletService;
-  private readonly transactions: TransactionRepository;
-  private readonly hasher: PasswordHasher;
-  private readonly tokens: TokenService;
-  private readonly onSessionsEnded: (principal: { id: string; role: Role }) => void;
-
-  constructor(deps: AdminServiceDeps) {
-    ({ db: this.db, admins: this.admins, users: this.users, wallets: this.wallets, walletService: this.walletService,
-      transactions: this.transactions, hasher: this.hasher, tokens: this.tokens, onSessionsEnded: this.onSessionsEnded = () => undefined } = deps);
-  }
+  constructor(private readonly deps: AdminServiceDeps) {}
 
   /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
   async login(email: string, password: string): Promise<{ token: string }> {
-    const admin = await this.admins.findByEmail(email);
+    const admin = await this.deps.admins.findByEmail(email);
     if (!admin) throw new AppError('NOT_FOUND', 'Admin not found');
-    if (!(await this.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    if (!(await this.deps.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
     await waitUntilAccepted(admin);
-    return { token: this.tokens.issueAccess(admin.id, 'admin') };
+    return { token: this.deps.tokens.issueAccess(admin.id, 'admin') };
   }
 
   async provision(email: string, password: string): Promise<{ adminId: string }> {
-    const passwordHash = await this.hasher.hash(password);
+    const passwordHash = await this.deps.hasher.hash(password);
     try {
-      const admin = await this.admins.insert(email, passwordHash);
+      const admin = await this.deps.admins.insert(email, passwordHash);
       return { adminId: admin.id };
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'An admin with this email already exists');
@@ -66,7 +53,7 @@ export class AdminService {
 
   /** Creates the bootstrap admin unless one with that e-mail exists; safe to run at every start. */
   async ensureAdmin(email: string, password: string): Promise<'created' | 'exists'> {
-    if (await this.admins.findByEmail(email)) return 'exists';
+    if (await this.deps.admins.findByEmail(email)) return 'exists';
     try {
       await this.provision(email, password);
       return 'created';
@@ -78,12 +65,12 @@ export class AdminService {
   }
 
   async exists(adminId: string): Promise<boolean> {
-    return this.admins.exists(adminId);
+    return this.deps.admins.exists(adminId);
   }
 
   /** The first access-token `iat` the admin accepts; undefined when the admin no longer exists. */
   async firstAcceptedIat(adminId: string): Promise<number | undefined> {
-    const times = await this.admins.credentialTimes(adminId);
+    const times = await this.deps.admins.credentialTimes(adminId);
     return times && firstAcceptedIat(times);
   }
 
@@ -92,13 +79,13 @@ export class AdminService {
    * operator's tool; the API has no admin password change).
    */
   async changePassword(adminId: string, password: string): Promise<void> {
-    const passwordHash = await this.hasher.hash(password);
-    if (!(await this.admins.setPassword(adminId, passwordHash))) throw new AppError('NOT_FOUND', 'Admin not found');
-    this.onSessionsEnded({ id: adminId, role: 'admin' });
+    const passwordHash = await this.deps.hasher.hash(password);
+    if (!(await this.deps.admins.setPassword(adminId, passwordHash))) throw new AppError('NOT_FOUND', 'Admin not found');
+    this.deps.onSessionsEnded?.({ id: adminId, role: 'admin' });
   }
 
   async listUsers(limit: number, offset: number) {
-    const [items, total] = await Promise.all([this.users.list(limit, offset), this.users.count()]);
+    const [items, total] = await Promise.all([this.deps.users.list(limit, offset), this.deps.users.count()]);
     return { items, total };
   }
 
@@ -109,13 +96,13 @@ export class AdminService {
   async updateUser(userId: string, changes: UserChanges): Promise<void> {
     let found: boolean;
     try {
-      found = await this.users.update(userId, changes);
+      found = await this.deps.users.update(userId, changes);
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Username or email already taken');
       throw err;
     }
     if (!found) throw new AppError('NOT_FOUND', 'User not found');
-    if (changes.email !== undefined) this.onSessionsEnded({ id: userId, role: 'user' });
+    if (changes.email !== undefined) this.deps.onSessionsEnded?.({ id: userId, role: 'user' });
   }
 
   /**
@@ -124,36 +111,36 @@ export class AdminService {
    * transaction and payment records stay as financial history.
    */
   async deleteUser(userId: string): Promise<void> {
-    const deleted = await this.db.transaction(async (tx) => {
+    const deleted = await this.deps.db.transaction(async (tx) => {
       // Deleting the wallet row first locks it: a concurrent delete waits, then finds nothing.
-      const wallet = await this.wallets.remove(tx, userId);
-      const user = await this.users.delete(tx, userId);
+      const wallet = await this.deps.wallets.remove(tx, userId);
+      const user = await this.deps.users.delete(tx, userId);
       if (!user) return false;
-      if (wallet) await this.wallets.archive(tx, wallet, user);
+      if (wallet) await this.deps.wallets.archive(tx, wallet, user);
       return true;
     });
     if (!deleted) throw new AppError('NOT_FOUND', 'User not found');
-    this.onSessionsEnded({ id: userId, role: 'user' });
+    this.deps.onSessionsEnded?.({ id: userId, role: 'user' });
   }
 
   async userWallet(userId: string): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {
-    const keys = await this.walletService.keysOf(userId);
+    const keys = await this.deps.walletService.keysOf(userId);
     if (!keys) throw new AppError('NOT_FOUND', 'User not found');
     return keys;
   }
 
   async userTransactions(userId: string, limit: number, offset: number): Promise<Page<RecordTuple>> {
     const [items, total] = await Promise.all([
-      this.transactions.userPage(userId, limit, offset),
-      this.transactions.countForUser(userId),
+      this.deps.transactions.userPage(userId, limit, offset),
+      this.deps.transactions.countForUser(userId),
     ]);
     // A deleted user's history stays readable; an id that never had anything is not found.
-    if (total === 0 && !(await this.users.exists(userId))) throw new AppError('NOT_FOUND', 'User not found');
+    if (total === 0 && !(await this.deps.users.exists(userId))) throw new AppError('NOT_FOUND', 'User not found');
     return { items, total };
   }
 
   async allTransactions(limit: number, offset: number): Promise<Page<OwnedRecordTuple>> {
-    const [items, total] = await Promise.all([this.transactions.adminPage(limit, offset), this.transactions.countAll()]);
+    const [items, total] = await Promise.all([this.deps.transactions.adminPage(limit, offset), this.deps.transactions.countAll()]);
     return { items, total };
   }
 }

@@ -20,22 +20,12 @@ export interface LedgerServiceDeps {
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
-  private readonly ledger: TokenReads;
-  private readonly journal: JournalWrites;
-  private readonly wallets: WalletRepository;
-  private readonly transactions: TransactionRepository;
-  private readonly reversals: ReversalRepository;
-  private readonly tokenCode: string;
-
-  constructor(deps: LedgerServiceDeps) {
-    ({ ledger: this.ledger, journal: this.journal, wallets: this.wallets,
-      transactions: this.transactions, reversals: this.reversals, tokenCode: this.tokenCode } = deps);
-  }
+  constructor(private readonly deps: LedgerServiceDeps) {}
 
   /** An account's balances, or NOT_FOUND when it is not on the ledger. */
   async account(publicKey: string): Promise<{ ledger: { asset: Asset }; account: LedgerAccount }> {
-    const asset = await this.ledger.asset();
-    const account = await this.ledger.account(publicKey, asset);
+    const asset = await this.deps.ledger.asset();
+    const account = await this.deps.ledger.account(publicKey, asset);
     if (!account) throw new AppError('NOT_FOUND', 'Account not found on the ledger');
     return { ledger: { asset }, account };
   }
@@ -43,7 +33,7 @@ export class LedgerService {
   /** The account's token balance (7-decimal text), undefined when it is unknown or does not trust the token. */
   async tokenBalance(publicKey: string): Promise<string | undefined> {
     const { ledger, account } = await this.account(publicKey);
-    return this.ledger.tokenLine(account, ledger.asset)?.balance;
+    return this.deps.ledger.tokenLine(account, ledger.asset)?.balance;
   }
 
   /**
@@ -53,32 +43,32 @@ export class LedgerService {
    * and trust the token. With an Idempotency-Key, the key is bound to the record for good.
    */
   async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
-    const previous = await this.journal.previousWrite(idempotency);
-    if (previous) return answeredWrite(previous, this.tokenCode);
-    const asset = await this.ledger.asset();
+    const previous = await this.deps.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.deps.tokenCode);
+    const asset = await this.deps.ledger.asset();
     const sender = await this.activeWallet(userId);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
-    const internalReceiver = await this.wallets.findByPublicKey(receiver);
+    const internalReceiver = await this.deps.wallets.findByPublicKey(receiver);
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [receiverAccount, senderAccount] = await Promise.all([this.ledger.account(receiver, asset), this.ledger.account(sender.publicKey, asset)]);
+    const [receiverAccount, senderAccount] = await Promise.all([this.deps.ledger.account(receiver, asset), this.deps.ledger.account(sender.publicKey, asset)]);
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }
-    if (!this.ledger.tokenLine(receiverAccount, asset)) {
-      throw new AppError('VALIDATION', `Receiver has no trustline for ${this.tokenCode}`);
+    if (!this.deps.ledger.tokenLine(receiverAccount, asset)) {
+      throw new AppError('VALIDATION', `Receiver has no trustline for ${this.deps.tokenCode}`);
     }
     // Refused here, before anything is written or signed, when the balance plainly does not cover
     // it; the ledger still has the last word for concurrent transfers (op_underfunded).
-    const line = senderAccount ? this.ledger.tokenLine(senderAccount, asset) : undefined;
+    const line = senderAccount ? this.deps.ledger.tokenLine(senderAccount, asset) : undefined;
     const balance = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
     if (balance < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
     // Tokens of a payment under an open chargeback stay in the wallet but may not leave it.
-    const held = await this.reversals.heldFor(userId);
+    const held = await this.deps.reversals.heldFor(userId);
     if (balance - held < stroops) {
-      throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.tokenCode} are held while a payment of yours is disputed`);
+      throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.deps.tokenCode} are held while a payment of yours is disputed`);
     }
-    return answeredWrite(await this.journal.write({ kind: 'transfer', userId, from: sender.publicKey, to: receiver, stroops }, { idempotency }), this.tokenCode);
+    return answeredWrite(await this.deps.journal.write({ kind: 'transfer', userId, from: sender.publicKey, to: receiver, stroops }, { idempotency }), this.deps.tokenCode);
   }
 
   /**
@@ -86,11 +76,11 @@ export class LedgerService {
    * distribution account's trustline in the same transaction when it is missing.
    */
   async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
-    const previous = await this.journal.previousWrite(idempotency);
-    if (previous) return answeredWrite(previous, this.tokenCode);
-    if (assetCode !== this.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.tokenCode}`);
-    await this.ledger.asset();
-    return answeredWrite(await this.journal.write({ kind: 'issue', stroops }, { idempotency }), this.tokenCode);
+    const previous = await this.deps.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.deps.tokenCode);
+    if (assetCode !== this.deps.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.deps.tokenCode}`);
+    await this.deps.ledger.asset();
+    return answeredWrite(await this.deps.journal.write({ kind: 'issue', stroops }, { idempotency }), this.deps.tokenCode);
   }
 
   /**
@@ -98,18 +88,18 @@ export class LedgerService {
    * admin's manual path. Payments go through PaymentService, which consumes their reference.
    */
   async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
-    const previous = await this.journal.previousWrite(idempotency);
-    if (previous) return answeredWrite(previous, this.tokenCode);
-    await this.ledger.asset();
+    const previous = await this.deps.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.deps.tokenCode);
+    await this.deps.ledger.asset();
     const wallet = await this.activeWallet(userId, 'User');
-    return answeredWrite(await this.journal.write({ kind: 'admin_mint', userId, to: wallet.publicKey, stroops }, { idempotency }), this.tokenCode);
+    return answeredWrite(await this.deps.journal.write({ kind: 'admin_mint', userId, to: wallet.publicKey, stroops }, { idempotency }), this.deps.tokenCode);
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */
   async transactionPage(userId: string, limit: number, offset: number): Promise<{ items: RecordTuple[]; total: number }> {
     const [items, total] = await Promise.all([
-      this.transactions.userPage(userId, limit, offset),
-      this.transactions.countForUser(userId),
+      this.deps.transactions.userPage(userId, limit, offset),
+      this.deps.transactions.countForUser(userId),
     ]);
     return { items, total };
   }
@@ -117,14 +107,14 @@ export class LedgerService {
   /** The user's records as rows of the journal (their kind included), for the service's own use and its tests. */
   async listForUser(userId: string, limit: number, offset: number): Promise<{ items: RecordRow[]; total: number }> {
     const [items, total] = await Promise.all([
-      this.transactions.listForUser(userId, limit, offset),
-      this.transactions.countForUser(userId),
+      this.deps.transactions.listForUser(userId, limit, offset),
+      this.deps.transactions.countForUser(userId),
     ]);
     return { items, total };
   }
 
   private async activeWallet(userId: string, whose = 'Your'): Promise<WalletRow> {
-    const wallet = await this.wallets.findByUserId(userId);
+    const wallet = await this.deps.wallets.findByUserId(userId);
     if (!wallet) throw new AppError('NOT_FOUND', 'User not found');
     if (wallet.status !== 'active') throw new AppError('CONFLICT', `${whose} wallet is not active on the ledger yet; try again shortly`);
     return wallet;

@@ -30,13 +30,7 @@ export interface MailOutboxServiceDeps {
  * hour anyway).
  */
 export class MailOutboxService extends QueueWorker<DueMail> {
-  private readonly outbox: MailOutboxRepository;
-  private readonly resets: PasswordResetRepository;
-  private readonly tokens: TokenService;
-  private readonly mailer: Mailer;
-  private readonly options: MailOutboxOptions;
-
-  constructor(deps: MailOutboxServiceDeps) {
+  constructor(private readonly deps: MailOutboxServiceDeps) {
     super(deps.outbox, {
       // A mail queued while a pass runs gets another pass: the running one may have looked already.
       failureMessage: 'mail outbox deferred',
@@ -46,20 +40,19 @@ export class MailOutboxService extends QueueWorker<DueMail> {
       describe: (mail) => ({ mailId: mail.id, kind: mail.kind }),
       logMessages: { retrying: 'mail not sent, retrying later', setAside: 'mail set aside after its last attempt' },
     }, deps.logger);
-    ({ outbox: this.outbox, resets: this.resets, tokens: this.tokens, mailer: this.mailer, options: this.options } = deps);
   }
 
   protected async handle(mail: DueMail): Promise<void> {
-    const { token, jti, expiresAt } = this.tokens.issueReset(mail.userId);
+    const { token, jti, expiresAt } = this.deps.tokens.issueReset(mail.userId);
     try {
-      await this.resets.record(jti, mail.userId, expiresAt);
-      const link = `${this.options.publicBaseUrl}/reset-password?token=${encodeURIComponent(token)}`;
-      await this.mailer.send({ to: mail.email, ...resetPasswordEmail({ firstName: mail.firstName, link }) });
+      await this.deps.resets.record(jti, mail.userId, expiresAt);
+      const link = `${this.deps.options.publicBaseUrl}/reset-password?token=${encodeURIComponent(token)}`;
+      await this.deps.mailer.send({ to: mail.email, ...resetPasswordEmail({ firstName: mail.firstName, link }) });
     } catch (err) {
       // Found by tests/faults/smtp-faults.test.ts: a token nobody received must not stay live.
-      await this.resets.discard(jti).catch(() => undefined);
+      await this.deps.resets.discard(jti).catch(() => undefined);
       throw err;
     }
-    await this.outbox.markSent(mail.id);
+    await this.deps.outbox.markSent(mail.id);
   }
 }

@@ -20,19 +20,7 @@ export interface PasswordResetServiceDeps {
 }
 
 export class PasswordResetService {
-  private readonly db: Database;
-  private readonly users: UserRepository;
-  private readonly resets: PasswordResetRepository;
-  private readonly hasher: PasswordHasher;
-  private readonly tokens: TokenService;
-  private readonly outbox: MailOutboxRepository;
-  private readonly onMailQueued: () => void;
-  private readonly onPasswordChanged: (userId: string) => void;
-
-  constructor(deps: PasswordResetServiceDeps) {
-    ({ db: this.db, users: this.users, resets: this.resets, hasher: this.hasher, tokens: this.tokens, outbox: this.outbox,
-      onMailQueued: this.onMailQueued, onPasswordChanged: this.onPasswordChanged = () => undefined } = deps);
-  }
+  constructor(private readonly deps: PasswordResetServiceDeps) {}
 
   /**
    * Queues a one-hour reset link for the address when it belongs to an account; the mail worker
@@ -42,8 +30,8 @@ export class PasswordResetService {
    * another follows, so the latest request is always answered by a link issued after it.
    */
   async requestReset(email: string): Promise<void> {
-    await this.outbox.queuePasswordReset(email);
-    this.onMailQueued();
+    await this.deps.outbox.queuePasswordReset(email);
+    this.deps.onMailQueued();
   }
 
   /**
@@ -54,20 +42,20 @@ export class PasswordResetService {
   async resetPassword(token: string, newPassword: string): Promise<void> {
     let claims;
     try {
-      claims = this.tokens.verifyReset(token);
+      claims = this.deps.tokens.verifyReset(token);
     } catch (err) {
       if (err instanceof TokenError && err.reason === 'expired') throw new AppError('TOKEN_EXPIRED', 'Reset token expired');
       throw new AppError('TOKEN_INVALID', 'Reset token invalid');
     }
-    const passwordHash = await this.hasher.hash(newPassword);
-    const done = await this.db.transaction(async (tx) => {
-      if (!(await this.resets.consume(tx, claims.jti, claims.sub))) return false;
-      await this.users.setPassword(tx, claims.sub, passwordHash);
-      await this.resets.voidAllFor(tx, claims.sub);
+    const passwordHash = await this.deps.hasher.hash(newPassword);
+    const done = await this.deps.db.transaction(async (tx) => {
+      if (!(await this.deps.resets.consume(tx, claims.jti, claims.sub))) return false;
+      await this.deps.users.setPassword(tx, claims.sub, passwordHash);
+      await this.deps.resets.voidAllFor(tx, claims.sub);
       return true;
     });
     if (!done) throw new AppError('TOKEN_INVALID', 'Reset token invalid');
     // setPassword bumped password_changed_at: every access token issued until now is refused.
-    this.onPasswordChanged(claims.sub);
+    this.deps.onPasswordChanged?.(claims.sub);
   }
 }

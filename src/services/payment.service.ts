@@ -71,52 +71,40 @@ export interface PaymentServiceDeps {
  * sends and settles it. The states and moves are in src/domain/payment-lifecycle.ts.
  */
 export class PaymentService {
-  private readonly provider: PaystackClient;
-  private readonly payments: PaymentRepository;
-  private readonly users: UserRepository;
-  private readonly wallets: WalletRepository;
-  private readonly reversals: ReversalRepository;
-  private readonly journal: JournalWrites;
-  private readonly options: PaymentServiceOptions;
-  private readonly logger: Logger;
-
-  constructor(deps: PaymentServiceDeps) {
-    ({ provider: this.provider, payments: this.payments, users: this.users, wallets: this.wallets,
-      reversals: this.reversals, journal: this.journal, options: this.options, logger: this.logger } = deps);
-  }
+  constructor(private readonly deps: PaymentServiceDeps) {}
 
   /** Records the reference with the user and amount, then asks the provider for a checkout. */
   async createIntent(userId: string, amountKobo: bigint): Promise<InitializedTransaction> {
-    const user = await this.users.findById(userId);
+    const user = await this.deps.users.findById(userId);
     if (!user) throw new AppError('NOT_FOUND', 'User not found');
     // Refused before anyone is charged: tokens over one ledger payment's maximum could never be minted,
     // so a buyer would pay and wait forever (possible when TOKENS_PER_NAIRA is large).
     const tokens = this.tokensFor(amountKobo);
     // A small amount at a small TOKENS_PER_NAIRA rounds down to nothing: never take money for 0 stroops.
     if (tokens === 0n) {
-      throw new AppError('VALIDATION', `Amount is too small: it would mint no ${this.options.tokenCode} at ${this.options.tokensPerNaira} per Naira`);
+      throw new AppError('VALIDATION', `Amount is too small: it would mint no ${this.deps.options.tokenCode} at ${this.deps.options.tokensPerNaira} per Naira`);
     }
     if (tokens > MAX_STROOPS) {
-      throw new AppError('VALIDATION', `Amount is too large: it would mint more than ${formatStroops(MAX_STROOPS)} ${this.options.tokenCode}`);
+      throw new AppError('VALIDATION', `Amount is too large: it would mint more than ${formatStroops(MAX_STROOPS)} ${this.deps.options.tokenCode}`);
     }
     const reference = `wlt-${crypto.randomUUID()}`;
-    await this.payments.insertInitialized({ reference, userId, amountKobo }, this.options.firstCheckMs);
-    return this.provider.initialize({
+    await this.deps.payments.insertInitialized({ reference, userId, amountKobo }, this.deps.options.firstCheckMs);
+    return this.deps.provider.initialize({
       email: user.email,
       amountKobo,
       reference,
-      callbackUrl: `${this.options.publicBaseUrl}/api/payments/callback`,
+      callbackUrl: `${this.deps.options.publicBaseUrl}/api/payments/callback`,
       metadata: { userId },
     });
   }
 
   async find(reference: string): Promise<PaymentRow | undefined> {
-    return this.payments.find(reference);
+    return this.deps.payments.find(reference);
   }
 
   /** Operators' list: a page of payments, newest first, optionally of one state. */
   async list(filter: { status?: PaymentState; limit: number; offset: number }): Promise<{ items: PaymentRow[]; total: number }> {
-    const { rows, total } = await this.payments.page(filter);
+    const { rows, total } = await this.deps.payments.page(filter);
     return { items: rows, total };
   }
 
@@ -126,28 +114,28 @@ export class PaymentService {
    * reference, write the mint command, answer.
    */
   async settle(reference: string): Promise<SettleOutcome> {
-    const known = await this.payments.find(reference);
+    const known = await this.deps.payments.find(reference);
     if (!known) return { kind: 'unknown' };
     const decided = await this.decidedOutcome(known);
     if (decided) return decided;
 
-    const verified = await this.provider.verify(reference);
+    const verified = await this.deps.provider.verify(reference);
     if (!verified) return { kind: 'unknown' };
     const unpaid = await this.unpaidOutcome(reference, verified);
     if (unpaid) return unpaid;
 
     const refusal = this.refusalOf(known, verified);
     if (refusal) {
-      this.logger.warn({ reference, reason: refusal }, 'paid payment refused');
-      const refused = await this.payments.recordRefused(reference, refusal, verified.raw);
+      this.deps.logger.warn({ reference, reason: refusal }, 'paid payment refused');
+      const refused = await this.deps.payments.recordRefused(reference, refusal, verified.raw);
       return refused ? { kind: 'mismatch' } : this.outcomeAfterLosingRace(reference);
     }
-    const paid = await this.payments.recordPaid(reference, verified.raw);
+    const paid = await this.deps.payments.recordPaid(reference, verified.raw);
     if (!paid) return this.outcomeAfterLosingRace(reference);
 
     // Consumed: from here the answer is success whatever the network does.
     const mint = await this.mintOrLeaveForSweep(paid);
-    const now = (await this.payments.find(reference)) ?? paid;
+    const now = (await this.deps.payments.find(reference)) ?? paid;
     const kind = mint === 'confirmed' ? 'minted' : 'verified';
     return { kind, payment: now, amountKobo: verified.amountKobo, tokensStroops: this.tokensFor(paid.amountKobo), customerId: verified.customerId };
   }
@@ -159,10 +147,10 @@ export class PaymentService {
       case 'not_yet':
         return { kind: 'not_paid', status: verified.status, final: false };
       case 'failed':
-        await this.payments.recordProviderFailed(reference, verified.raw);
+        await this.deps.payments.recordProviderFailed(reference, verified.raw);
         return { kind: 'not_paid', status: verified.status, final: true };
       case 'reversed':
-        await this.payments.recordRefused(reference, 'The provider reversed the payment before it was minted', verified.raw);
+        await this.deps.payments.recordRefused(reference, 'The provider reversed the payment before it was minted', verified.raw);
         return { kind: 'not_paid', status: verified.status, final: true };
       default:
         return undefined;
@@ -172,7 +160,7 @@ export class PaymentService {
   /** A mint that cannot be written now (the network never reached since start) is left `paid`: the sweep writes it. */
   private async mintOrLeaveForSweep(payment: PaymentRow): Promise<MintStep | 'left_for_sweep'> {
     return this.mintWhenReady(payment).catch((err: unknown) => {
-      this.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
+      this.deps.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
       return 'left_for_sweep' as const;
     });
   }
@@ -185,7 +173,7 @@ export class PaymentService {
   private async decidedOutcome(payment: PaymentRow): Promise<SettleOutcome | undefined> {
     if (payment.status === 'paid') {
       await this.mintOrLeaveForSweep(payment);
-      return { kind: 'already_processed', payment: (await this.payments.find(payment.reference)) ?? payment };
+      return { kind: 'already_processed', payment: (await this.deps.payments.find(payment.reference)) ?? payment };
     }
     if (payment.status === 'minting' || payment.status === 'minted') return { kind: 'already_processed', payment };
     if (payment.failureReason) return { kind: 'mint_failed', payment };
@@ -194,7 +182,7 @@ export class PaymentService {
 
   /** Another caller moved the payment first (a move is made by exactly one): answer from where it is now. */
   private async outcomeAfterLosingRace(reference: string): Promise<SettleOutcome> {
-    const now = await this.payments.find(reference);
+    const now = await this.deps.payments.find(reference);
     if (!now) return { kind: 'unknown' };
     return (await this.decidedOutcome(now)) ?? { kind: 'already_processed', payment: now };
   }
@@ -204,7 +192,7 @@ export class PaymentService {
     if (verified.currency !== 'NGN' || verified.amountKobo !== known.amountKobo) {
       return `The provider reports ${verified.amountKobo} kobo in ${verified.currency}; the payment was recorded as ${known.amountKobo} kobo in NGN`;
     }
-    if (this.options.publicNetwork && verified.raw.domain === 'test') {
+    if (this.deps.options.publicNetwork && verified.raw.domain === 'test') {
       return "The provider reports a test-mode payment, and the token is on Stellar's public network";
     }
     return undefined;
@@ -219,28 +207,28 @@ export class PaymentService {
   private async mintWhenReady(payment: PaymentRow): Promise<MintStep> {
     // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
     // key the service keeps (it was active when archived), rather than being refused.
-    const wallet = await this.wallets.findByUserId(payment.userId);
-    const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.wallets.findArchivedByUserId(payment.userId))?.publicKey;
+    const wallet = await this.deps.wallets.findByUserId(payment.userId);
+    const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.deps.wallets.findArchivedByUserId(payment.userId))?.publicKey;
     if (!destination) return 'waiting_for_wallet';
     const tokens = this.tokensFor(payment.amountKobo);
-    const settled = await this.payments.settleDebtOnce(payment.reference, tokens, (tx, userId) => this.reversals.debtOf(tx, userId));
+    const settled = await this.deps.payments.settleDebtOnce(payment.reference, tokens, (tx, userId) => this.deps.reversals.debtOf(tx, userId));
     if (settled === undefined) return 'taken_elsewhere';
-    if (settled > 0n) this.logger.info({ reference: payment.reference, settledStroops: String(settled) }, "purchase settles the buyer's debt first");
+    if (settled > 0n) this.deps.logger.info({ reference: payment.reference, settledStroops: String(settled) }, "purchase settles the buyer's debt first");
     const toMint = tokens - settled;
     if (toMint === 0n) {
-      await this.payments.recordCoveredByDebt(payment.reference, destination);
+      await this.deps.payments.recordCoveredByDebt(payment.reference, destination);
       return 'covered_by_debt';
     }
     // The write consumes the reference (paid -> minting) in the transaction that commits the mint's entry.
     const mint = { kind: 'payment_mint', reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint } as const;
-    const result = await this.journal.write(mint, { waitMs: this.options.mintWaitMs });
+    const result = await this.deps.journal.write(mint, { waitMs: this.deps.options.mintWaitMs });
     if (!result.written) return 'taken_elsewhere';
     return result.outcome.status === 'confirmed' ? 'confirmed' : 'in_journal';
   }
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */
   tokensFor(amountKobo: bigint): bigint {
-    const [whole, fraction = ''] = this.options.tokensPerNaira.split('.');
+    const [whole, fraction = ''] = this.deps.options.tokensPerNaira.split('.');
     const stroopsPerNaira = BigInt(whole!) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, '0'));
     return (amountKobo * stroopsPerNaira) / 100n;
   }

@@ -39,13 +39,7 @@ export interface ReversalServiceDeps {
  * purchase settles. Claimed in the database, so any number of processes run it.
  */
 export class ReversalService extends QueueWorker<ReversalRow> {
-  private readonly reversals: ReversalRepository;
-  private readonly payments: PaymentRepository;
-  private readonly ledger: TokenReads;
-  private readonly journal: JournalWrites;
-  private readonly options: ReversalServiceOptions;
-
-  constructor(deps: ReversalServiceDeps) {
+  constructor(private readonly deps: ReversalServiceDeps) {
     super(reversalQueue(deps.reversals, deps.options.policy), {
       failureMessage: 'payment reversals deferred',
       batchSize: 20,
@@ -57,12 +51,11 @@ export class ReversalService extends QueueWorker<ReversalRow> {
         notFinal: 'payment reversal waits for its mint to finish',
       },
     }, deps.logger);
-    ({ reversals: this.reversals, payments: this.payments, ledger: this.ledger, journal: this.journal, options: this.options } = deps);
   }
 
   /** Records money that went back (once per key) and works it at once in the background. */
   async record(reversal: NewReversal): Promise<void> {
-    const row = await this.reversals.record(reversal, this.options.tokensFor);
+    const row = await this.deps.reversals.record(reversal, this.deps.options.tokensFor);
     if (row) {
       this.logger.warn({ reference: row.paymentReference, reversal: row.key, amountKobo: String(row.amountKobo) }, 'payment reversed: its tokens are taken back');
       void this.run();
@@ -71,36 +64,36 @@ export class ReversalService extends QueueWorker<ReversalRow> {
 
   /** A chargeback opened: the payment's tokens are held until it is decided. */
   async openDispute(reference: string): Promise<DisputeStep> {
-    const payment = await this.payments.find(reference);
+    const payment = await this.deps.payments.find(reference);
     if (!payment) return 'nothing_minted';
     const step = mintStage(payment);
     if (step !== 'minted') return step;
-    if (payment.status === 'minted' && (await this.payments.moveNow(reference, 'disputeOpened'))) {
+    if (payment.status === 'minted' && (await this.deps.payments.moveNow(reference, 'disputeOpened'))) {
       this.logger.warn({ reference }, 'payment disputed: its tokens are held');
     }
     // Read again: a reversal may have moved it meanwhile (the move is made by one caller only).
-    return (await this.payments.find(reference))?.status === 'disputed' ? 'held' : 'already_reversed';
+    return (await this.deps.payments.find(reference))?.status === 'disputed' ? 'held' : 'already_reversed';
   }
 
   /** The merchant won the chargeback: the held tokens are the buyer's again. */
   async disputeWon(reference: string): Promise<DisputeStep> {
-    const payment = await this.payments.find(reference);
+    const payment = await this.deps.payments.find(reference);
     if (!payment) return 'nothing_minted';
     const step = mintStage(payment);
     if (step !== 'minted') return step;
     if (payment.status === 'reversed') return 'already_reversed';
-    await this.payments.moveNow(reference, 'disputeWon');
+    await this.deps.payments.moveNow(reference, 'disputeWon');
     return 'released';
   }
 
   protected async handle(reversal: ReversalRow): Promise<void | 'later'> {
-    const payment = await this.payments.find(reversal.paymentReference);
+    const payment = await this.deps.payments.find(reversal.paymentReference);
     if (!payment) throw new Error(`reversal ${reversal.key} names an unknown payment`);
     switch (mintStage(payment)) {
       case 'not_yet':
         return 'later';
       case 'nothing_minted':
-        await this.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: 0n, note: 'The payment was never minted' });
+        await this.deps.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: 0n, note: 'The payment was never minted' });
         return;
       case 'minted':
         return this.takeBack(reversal, payment);
@@ -109,27 +102,27 @@ export class ReversalService extends QueueWorker<ReversalRow> {
 
   /** The payment is `reversed`; its reversal takes back what the wallet still holds of its tokens, and the rest is debt. */
   private async takeBack(reversal: ReversalRow, payment: PaymentRow): Promise<void> {
-    await this.payments.moveNow(payment.reference, 'reversed');
+    await this.deps.payments.moveNow(payment.reference, 'reversed');
     const wallet = payment.destinationPublicKey;
     const held = wallet ? await this.tokenBalance(wallet) : 0n;
     const amount = reversal.tokensStroops < held ? reversal.tokensStroops : held;
     if (amount === 0n) {
       const note = reversal.tokensStroops === 0n ? 'Nothing was left to take back' : 'The wallet holds none of these tokens any more';
-      await this.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: reversal.tokensStroops, note });
+      await this.deps.reversals.endWithoutClawback(reversal.id, { clawedStroops: 0n, debtStroops: reversal.tokensStroops, note });
       return;
     }
     // The write takes the reversal (waiting -> clawing) in the transaction that commits the clawback's
     // entry; what the network answers is settled on the reversal by the journal, so nothing here reads it.
-    await this.journal.write(
+    await this.deps.journal.write(
       { kind: 'clawback', reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount },
-      { waitMs: this.options.clawbackWaitMs },
+      { waitMs: this.deps.options.clawbackWaitMs },
     );
   }
 
   private async tokenBalance(publicKey: string): Promise<bigint> {
-    const asset = await this.ledger.asset();
-    const account = await this.ledger.account(publicKey, asset);
-    const line = account ? this.ledger.tokenLine(account, asset) : undefined;
+    const asset = await this.deps.ledger.asset();
+    const account = await this.deps.ledger.account(publicKey, asset);
+    const line = account ? this.deps.ledger.tokenLine(account, asset) : undefined;
     return line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
   }
 }

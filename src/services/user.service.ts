@@ -52,18 +52,7 @@ export class UserService {
   /** Compared against when the identifier is unknown, so both failures cost one bcrypt compare. */
   private dummyHash: Promise<string> | undefined;
 
-  private readonly db: Database;
-  private readonly users: UserRepository;
-  private readonly wallets: WalletService;
-  private readonly activator: WalletActivator;
-  private readonly hasher: PasswordHasher;
-  private readonly tokens: TokenService;
-  private readonly budget?: SignupBudget;
-
-  constructor(deps: UserServiceDeps) {
-    ({ db: this.db, users: this.users, wallets: this.wallets, activator: this.activator,
-      hasher: this.hasher, tokens: this.tokens, budget: this.budget } = deps);
-  }
+  constructor(private readonly deps: UserServiceDeps) {}
 
   /**
    * Creates the account and its wallet in one database transaction: a user never exists without
@@ -73,73 +62,73 @@ export class UserService {
    * count is taken in the same transaction, so a refused or duplicate signup spends none of it).
    */
   async signup(input: SignupInput): Promise<{ userId: string }> {
-    const passwordHash = await this.hasher.hash(input.password);
+    const passwordHash = await this.deps.hasher.hash(input.password);
     let created: { userId: string; publicKey: string };
     try {
-      created = await this.db.transaction(async (tx) => {
-        const user = await this.users.insert(tx, { ...input, passwordHash });
-        const wallet = await this.wallets.createFor(tx, user.id);
+      created = await this.deps.db.transaction(async (tx) => {
+        const user = await this.deps.users.insert(tx, { ...input, passwordHash });
+        const wallet = await this.deps.wallets.createFor(tx, user.id);
         await this.spendWalletBudget(tx);
         return { userId: user.id, publicKey: wallet.publicKey };
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Email or username already exists');
-      if (err instanceof AppError && err.code === 'CAPACITY_EXHAUSTED') this.budget?.onOutcome('refused_budget');
+      if (err instanceof AppError && err.code === 'CAPACITY_EXHAUSTED') this.deps.budget?.onOutcome('refused_budget');
       throw err;
     }
-    this.budget?.onOutcome('created');
-    await this.activator.activate(created);
+    this.deps.budget?.onOutcome('created');
+    await this.deps.activator.activate(created);
     return { userId: created.userId };
   }
 
   /** Unknown identifier and wrong password fail alike, in body and in timing. */
   async login(identifier: string, password: string): Promise<{ token: string; profile: Profile }> {
-    const user = await this.users.findByIdentifier(identifier.trim());
+    const user = await this.deps.users.findByIdentifier(identifier.trim());
     const hash = user?.passwordHash ?? (await this.getDummyHash());
-    const matches = await this.hasher.compare(password, hash);
+    const matches = await this.deps.hasher.compare(password, hash);
     if (!user || !matches) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
     // Right after a password reset, a token of this very second would be refused: wait for the next.
     await waitUntilAccepted(user);
     const profile = await this.profile(user.id);
-    return { token: this.tokens.issueAccess(user.id, 'user'), profile };
+    return { token: this.deps.tokens.issueAccess(user.id, 'user'), profile };
   }
 
   async profile(userId: string): Promise<Profile> {
-    const row = await this.users.findWithWallet(userId);
+    const row = await this.deps.users.findWithWallet(userId);
     if (!row) throw new AppError('NOT_FOUND', 'User not found');
     return profileOf({ ...row, ledgerPublicKey: row.ledgerPublicKey ?? '' });
   }
 
   /** The profile with the wallet's secret key: only `GET /api/users/profile` shows this. */
   async profileWithSecret(userId: string): Promise<Profile & { ledgerSecretKey: string }> {
-    const row = await this.users.findWithSealedWallet(userId);
+    const row = await this.deps.users.findWithSealedWallet(userId);
     if (!row) throw new AppError('NOT_FOUND', 'User not found');
     return {
       ...profileOf(row),
-      ledgerSecretKey: this.wallets.revealSecret({ publicKey: row.ledgerPublicKey, secretCiphertext: row.secretCiphertext, keyId: row.keyId }),
+      ledgerSecretKey: this.deps.wallets.revealSecret({ publicKey: row.ledgerPublicKey, secretCiphertext: row.secretCiphertext, keyId: row.keyId }),
     };
   }
 
   async exists(userId: string): Promise<boolean> {
-    return this.users.exists(userId);
+    return this.deps.users.exists(userId);
   }
 
   /** The first access-token `iat` the user accepts; undefined when the user no longer exists. */
   async firstAcceptedIat(userId: string): Promise<number | undefined> {
-    const times = await this.users.credentialTimes(userId);
+    const times = await this.deps.users.credentialTimes(userId);
     return times && firstAcceptedIat(times);
   }
 
   private async spendWalletBudget(tx: Executor): Promise<void> {
-    if (!this.budget || this.budget.walletsPerHour === 0) return;
-    const { hits } = await this.budget.counters.hit('faucet:signup-wallets', HOUR_MS, tx);
-    if (hits > this.budget.walletsPerHour) {
+    if (!this.deps.budget || this.deps.budget.walletsPerHour === 0) return;
+    const { hits } = await this.deps.budget.counters.hit('faucet:signup-wallets', HOUR_MS, tx);
+    if (hits > this.deps.budget.walletsPerHour) {
       throw new AppError('CAPACITY_EXHAUSTED', 'Sign-ups are paused: the hourly budget of new wallets is spent, try again later');
     }
   }
 
   private getDummyHash(): Promise<string> {
-    this.dummyHash ??= this.hasher.hash('not-a-real-password-for-timing');
+    this.dummyHash ??= this.deps.hasher.hash('not-a-real-password-for-timing');
     return this.dummyHash;
   }
 }
