@@ -1,6 +1,5 @@
 import type { FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import { isUniqueViolation } from '../db/client';
 import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import type { AccountSubmitterOptions } from './submitter-options';
 import type { EnvelopeBuilder, Lane } from './envelope-builder';
@@ -93,13 +92,10 @@ export class BatchRounds {
   /** Stores the envelope with the pending entries attached: nothing is sent that the journal does not hold. */
   private async attach(lane: Lane, batch: Batch, built: Built): Promise<{ envelopeId: string } | RoundEnd> {
     const stored = storedEnvelope(built);
-    let attached: Awaited<ReturnType<JournalRepository['attach']>>;
-    try {
-      attached = await this.options.journal.attach(stored, batch.pending.map((q) => q.job.entryId), this.options.leaseMs);
-    } catch (err) {
+    const attached = await this.options.journal.attach(stored, batch.pending.map((q) => q.job.entryId), this.options.leaseMs);
+    if ('duplicate' in attached) {
       // The journal already holds this very inner transaction (built elsewhere with the same
       // sequence number, operations and ledger bounds): nothing was stored; build a new one.
-      if (!isUniqueViolation(err)) throw err;
       forgetSequence(lane);
       return { next: 'retry', countsAsRound: true, error: new LedgerUnavailableError('an identical envelope is already in the journal') };
     }

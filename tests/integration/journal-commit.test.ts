@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client';
-import { JournalRepository, type CommitResult, type EntryClaim, type NewEntry } from '../../src/db/repositories/journal.repository';
+import { JournalRepository, type CommitResult, type EntryClaim, type NewEntry, type NewEnvelope } from '../../src/db/repositories/journal.repository';
 import { PaymentRepository } from '../../src/db/repositories/payment.repository';
-import { idempotencyKeys, ledgerEntries, paymentReversals, payments } from '../../src/db/schema';
+import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
 
@@ -109,5 +109,63 @@ describe('JournalRepository.commit: one entry per claim, whoever races', () => {
     const again = await journal.commit(activation, undefined, LEASE_MS);
     expect(again.committed).toBe(true);
     expect((await entries()).map((e) => e.status).sort()).toEqual(['failed', 'pending']);
+  });
+});
+
+// JournalRepository.attach stores a signed envelope with its entries before it is sent. Two
+// processes may build envelopes for the same pending entries (each took them in its own claim);
+// the journal must hold each entry in one open envelope at most, and say to the loser what it lost.
+describe('JournalRepository.attach: an entry rides in one open envelope, whoever races', () => {
+  function envelope(hash: string): NewEnvelope {
+    return { hash, sourceAccount: 'GSOURCE', sequence: 7n, firstLedger: 1, lastLedger: 20, envelopeXdr: `xdr-${hash}`, outerHash: `outer-${hash}`, bidStroops: 200n, bidLedger: 1 };
+  }
+  async function pendingEntries(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const result = await journal.commit(entry('transfer'), undefined, LEASE_MS);
+      if (!result.committed) throw new Error('the fixture entry was not committed');
+      ids.push(result.entry.id);
+    }
+    return ids;
+  }
+  const envelopeOf = async (id: string) => (await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, id)))[0]!.envelopeId;
+
+  it('stores one of two envelopes racing for overlapping entries; the other stores nothing and names what it lost', async () => {
+    // Both attaches on connections already open, many times over, so their transactions overlap.
+    await Promise.all([1, 2].map(() => db.execute(sql`select pg_sleep(0.05)`)));
+    for (let race = 0; race < 8; race++) {
+      const [a, b, c] = await pendingEntries(3);
+      const one = envelope(`h-one-${race}`);
+      const results = await Promise.all([journal.attach(one, [a!, b!], LEASE_MS), journal.attach(envelope(`h-two-${race}`), [c!, b!], LEASE_MS)]);
+
+      const stored = results.filter((r): r is { envelopeId: string } => 'envelopeId' in r);
+      expect({ race, stored: stored.length, lost: results.filter((r) => 'lost' in r) }).toEqual({ race, stored: 1, lost: [{ lost: [b!] }] });
+      const [winner] = await db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, stored[0]!.envelopeId));
+      // The loser's other entry stays free for a new envelope; the shared one rides in the winner's.
+      const winnerTook = winner!.hash === one.hash ? [a!, b!] : [c!, b!];
+      for (const id of [a!, b!, c!]) expect(await envelopeOf(id)).toBe(winnerTook.includes(id) ? winner!.id : null);
+    }
+    expect(await db.select().from(ledgerEnvelopes)).toHaveLength(8);
+  });
+
+  it('stores nothing for an envelope the journal already holds (the same inner transaction built twice)', async () => {
+    const [a, b] = await pendingEntries(2);
+    const first = await journal.attach(envelope('h-same'), [a!], LEASE_MS);
+    expect(first).toHaveProperty('envelopeId');
+
+    expect(await journal.attach(envelope('h-same'), [b!], LEASE_MS)).toEqual({ duplicate: 'h-same' });
+    expect(await db.select().from(ledgerEnvelopes)).toHaveLength(1);
+    expect(await envelopeOf(b!)).toBeNull();
+  });
+
+  it('moves an entry out of a failed envelope, never out of an open one', async () => {
+    const [a] = await pendingEntries(1);
+    const first = (await journal.attach(envelope('h-first'), [a!], LEASE_MS)) as { envelopeId: string };
+    expect(await journal.attach(envelope('h-second'), [a!], LEASE_MS)).toEqual({ lost: [a!] });
+
+    await db.update(ledgerEnvelopes).set({ status: 'failed' }).where(eq(ledgerEnvelopes.id, first.envelopeId));
+    const second = await journal.attach(envelope('h-third'), [a!], LEASE_MS);
+    expect(second).toHaveProperty('envelopeId');
+    expect(await envelopeOf(a!)).toBe((second as { envelopeId: string }).envelopeId);
   });
 });

@@ -37,6 +37,13 @@ export interface NewEnvelope {
   bidLedger: number | undefined;
 }
 
+/**
+ * What storing an envelope did: stored with every entry in it; or nothing stored because some
+ * entries already ride in another open envelope (lost), or because the journal already holds this
+ * inner transaction (duplicate: built elsewhere with the same sequence number and operations).
+ */
+export type Attached = { envelopeId: string } | { lost: string[] } | { duplicate: string };
+
 /** An entry may move to a new envelope only while pending with no envelope, or only a failed one. */
 const MOVABLE = and(
   eq(ledgerEntries.status, 'pending'),
@@ -93,31 +100,37 @@ export class JournalRepository {
 
   /**
    * Stores a signed envelope and puts the entries in it, before it is sent. Only entries with no
-   * envelope or a failed one can move: if any of them is already riding in an open envelope (another
-   * process took it), nothing is stored and those entries are returned as lost.
+   * envelope or a failed one can move: if any of them is already riding in an open envelope
+   * (another process took it), nothing is stored and those entries are answered as lost. Nothing is
+   * stored either when the journal already holds this very inner transaction (its hash is unique).
    */
-  async attach(envelope: NewEnvelope, entryIds: string[], leaseMs: number): Promise<{ envelopeId: string } | { lost: string[] }> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        const [stored] = await tx
-          .insert(ledgerEnvelopes)
-          .values({ ...envelope, nextCheckAt: msFromNow(leaseMs) })
-          .returning({ id: ledgerEnvelopes.id });
-        const moved = await tx
-          .update(ledgerEntries)
-          .set({ envelopeId: stored!.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
-          .where(and(inArray(ledgerEntries.id, entryIds), MOVABLE))
-          .returning({ id: ledgerEntries.id });
-        if (moved.length !== new Set(entryIds).size) {
-          const kept = new Set(moved.map((m) => m.id));
-          throw new LostEntries(entryIds.filter((id) => !kept.has(id)));
-        }
-        return { envelopeId: stored!.id };
-      });
-    } catch (err) {
-      if (err instanceof LostEntries) return { lost: err.ids };
-      throw err;
-    }
+  async attach(envelope: NewEnvelope, entryIds: string[], leaseMs: number): Promise<Attached> {
+    const wanted = [...new Set(entryIds)].sort();
+    return this.db.transaction(async (tx) => {
+      // Locked in one order, so two processes attaching overlapping batches queue instead of deadlocking;
+      // an entry another process is attaching is seen, once that one commits, in its new state.
+      const movable = await tx
+        .select({ id: ledgerEntries.id })
+        .from(ledgerEntries)
+        .where(and(inArray(ledgerEntries.id, wanted), MOVABLE))
+        .orderBy(ledgerEntries.id)
+        .for('update', { of: ledgerEntries });
+      if (movable.length !== wanted.length) {
+        const kept = new Set(movable.map((m) => m.id));
+        return { lost: wanted.filter((id) => !kept.has(id)) };
+      }
+      const [stored] = await tx
+        .insert(ledgerEnvelopes)
+        .values({ ...envelope, nextCheckAt: msFromNow(leaseMs) })
+        .onConflictDoNothing({ target: ledgerEnvelopes.hash })
+        .returning({ id: ledgerEnvelopes.id });
+      if (!stored) return { duplicate: envelope.hash };
+      await tx
+        .update(ledgerEntries)
+        .set({ envelopeId: stored.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
+        .where(inArray(ledgerEntries.id, wanted));
+      return { envelopeId: stored.id };
+    });
   }
 
   /**
@@ -277,11 +290,5 @@ export class JournalRepository {
 
   async entriesOf(envelopeId: string): Promise<EntryRow[]> {
     return this.db.select().from(ledgerEntries).where(eq(ledgerEntries.envelopeId, envelopeId));
-  }
-}
-
-class LostEntries extends Error {
-  constructor(readonly ids: string[]) {
-    super('entries already ride in another envelope');
   }
 }
