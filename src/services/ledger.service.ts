@@ -1,7 +1,7 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
-import type { RecordRow, RecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
+import type { RecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
@@ -99,15 +99,6 @@ export class LedgerService {
   async transactionPage(userId: string, limit: number, offset: number): Promise<{ items: RecordTuple[]; total: number }> {
     const [items, total] = await Promise.all([
       this.deps.transactions.userPage(userId, limit, offset),
-      this.deps.transactions.countForUser(userId),
-    ]);
-    return { items, total };
-  }
-
-  /** The user's records as rows of the journal (their kind included), for the service's own use and its tests. */
-  async listForUser(userId: string, limit: number, offset: number): Promise<{ items: RecordRow[]; total: number }> {
-    const [items, total] = await Promise.all([
-      this.deps.transactions.listForUser(userId, limit, offset),
       this.deps.transactions.countForUser(userId),
     ]);
     return { items, total };

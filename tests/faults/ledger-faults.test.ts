@@ -7,7 +7,7 @@ import { databaseState, queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { forwardTo, startFakeServer, type FakeServer } from '../helpers/fake-server';
-import { allEnvelopes, expireLeases } from '../helpers/journal-fixtures';
+import { allEnvelopes, expireLeases, recordRowsOf } from '../helpers/journal-fixtures';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { PATIENCE_MS } from '../helpers/patience';
 import { mintRecords, paidIntent, paymentRow, supplyTokens } from '../helpers/payment-fixtures';
@@ -126,7 +126,7 @@ describe('the ledger unreachable (its server stopped)', () => {
     const mint = await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).send({ userId: alice.userId, amount: 1 });
     expect(mint.status).toBe(503);
     expect(mint.body).toEqual({ success: false, message: 'Ledger unavailable, try again later' });
-    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).total).toBe(1); // the earlier mint only
+    expect((await recordRowsOf(app, alice.userId)).length).toBe(1); // the earlier mint only
     expect((await app.http.get('/readyz')).status).toBe(503);
 
     await ledger.start();

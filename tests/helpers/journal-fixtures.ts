@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Container } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ledgerEnvelopes, type EntryKind } from '../../src/db/schema';
+import { ledgerEntries, ledgerEnvelopes, RECORD_KINDS, type EntryKind } from '../../src/db/schema';
 import { queryRows } from './database-state';
 import type { TestApp } from './test-app';
 
@@ -49,6 +49,18 @@ export async function expireLeases(app: TestApp | DatabaseHandle): Promise<void>
   const db = 'container' in app ? app.container.database.db : app.db;
   await db.execute(sql`update ledger_envelopes set next_check_at = now() where status in ('pending', 'submitted')`);
   await db.execute(sql`update ledger_entries set lease_until = now() where status in ('pending', 'submitted')`);
+}
+
+/**
+ * The user's transaction records as journal rows (their kind included, which the API's records do
+ * not show), newest first, straight from the database.
+ */
+export async function recordRowsOf(app: TestApp, userId: string) {
+  return app.container.database.db
+    .select()
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.userId, userId), inArray(ledgerEntries.kind, [...RECORD_KINDS])))
+    .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id));
 }
 
 /** Every envelope in the journal, straight from the database. */

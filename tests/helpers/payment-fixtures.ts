@@ -4,6 +4,7 @@ import { payments } from '../../src/db/schema';
 import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { eventually } from './eventually';
 import { adminToken, bearer, type CreatedUser } from './factories';
+import { recordRowsOf } from './journal-fixtures';
 import type { TestApp } from './test-app';
 
 /** Gives the distribution account token supply (the admin's create-asset), so payments can be paid out. */
@@ -42,8 +43,7 @@ export async function paymentRow(app: TestApp, reference: string): Promise<Payme
 
 /** The user's transaction records of a mint (a payment's or an admin's). */
 export async function mintRecords(app: TestApp, userId: string) {
-  const { items } = await app.container.ledger.listForUser(userId, 1000, 0);
-  return items.filter((t) => t.kind === 'payment_mint' || t.kind === 'admin_mint');
+  return (await recordRowsOf(app, userId)).filter((t) => t.kind === 'payment_mint' || t.kind === 'admin_mint');
 }
 
 /** Waits until the payment reaches `status`. */

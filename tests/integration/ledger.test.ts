@@ -1,5 +1,6 @@
 import { Keypair } from '@stellar/stellar-sdk';
 import { adminToken, bearer, createUser } from '../helpers/factories';
+import { recordRowsOf } from '../helpers/journal-fixtures';
 import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
 import { withSandboxes } from '../helpers/with-sandboxes';
 import { eventually } from '../helpers/eventually';
@@ -106,7 +107,7 @@ describe('POST /api/ledger/transfer errors', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/text\/plain/);
     expect(res.text).toBe('Receiver account does not exist on the ledger');
-    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).items.filter((t) => t.kind === 'transfer')).toHaveLength(0);
+    expect((await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'transfer')).toHaveLength(0);
   });
 
   it('answers 400 {error} for a receiver without a trustline', async () => {
@@ -123,7 +124,7 @@ describe('POST /api/ledger/transfer errors', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'Insufficient balance' });
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('5.0000000');
-    expect((await app.container.ledger.listForUser(alice.userId, 10, 0)).total).toBe(1); // the mint only
+    expect((await recordRowsOf(app, alice.userId)).length).toBe(1); // the mint only
   });
 
   it.each([
@@ -166,7 +167,7 @@ describe('concurrency and retries', () => {
     expect(JSON.stringify(results.map((r) => r.body))).not.toContain('tx_bad_seq');
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('0.0000000');
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('15.0000000');
-    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    const transfers = (await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'transfer');
     expect(countBy(transfers.map((t) => t.status))).toEqual({ confirmed: 15, failed: 5 });
   });
 
@@ -208,7 +209,7 @@ describe('concurrency and retries', () => {
     expect([replay.headers['idempotent-replayed'], replay.body.result.transactionId, replay.body.result.hash]).toEqual(['true', first.body.result.transactionId, first.body.result.hash]);
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('2.0000000');
     expect(await ledgerBalance(ledger.url, alice.ledgerPublicKey)).toBe('8.0000000');
-    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    const transfers = (await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'transfer');
     expect(transfers).toHaveLength(1);
   });
 
@@ -235,7 +236,7 @@ describe('concurrency and retries', () => {
     const again = await send();
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([200, undefined]);
     expect([await ledgerBalance(ledger.url, alice.ledgerPublicKey), await ledgerBalance(ledger.url, bob.ledgerPublicKey)]).toEqual(['4.0000000', '1.0000000']);
-    const transfers = (await app.container.ledger.listForUser(alice.userId, 100, 0)).items.filter((t) => t.kind === 'transfer');
+    const transfers = (await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'transfer');
     expect(transfers.map((t) => t.status)).toEqual(['confirmed']);
   });
 
@@ -267,8 +268,7 @@ describe('concurrency and retries', () => {
     expect(answers.map((a) => a.headers['idempotent-replayed']).sort()).toEqual(['true', undefined]);
     const hash = winner!.body.hash as string;
     expect([winner!.status, winner!.body]).toEqual([200, { success: true, message: `Minted 7.0000000 WLT (transaction ${hash})`, hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
-    const { items } = await app.container.ledger.listForUser(alice.userId, 10, 0);
-    const mints = items.filter((t) => t.kind === 'admin_mint');
+    const mints = (await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'admin_mint');
     expect(mints.map((t) => [t.ledgerTransactionId, t.status])).toEqual([[hash, 'confirmed']]);
     if (loser!.status === 202) expect(loser!.body.result).toEqual({ transactionId: mints[0]!.id, hash: expect.any(String), status: 'pending' });
     else expect([loser!.status, loser!.body]).toEqual([200, winner!.body]);

@@ -6,39 +6,6 @@ import { ledgerEntries as transactions, RECORD_KINDS } from '../schema';
 /** A transaction record is a journal entry of a token-moving kind (see ledgerEntries). */
 export type TransactionRow = typeof transactions.$inferSelect;
 
-/** What a record in a list shows: the columns of the API's transaction record, nothing of the journal's own. */
-export type RecordRow = Pick<TransactionRow, 'id' | 'ledgerTransactionId' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode' | 'userId' | 'createdAt' | 'status' | 'kind'>;
-
-/** One row as the driver hands it over (Drizzle's pool leaves timestamps as text; int8 is text). */
-interface RawRecordRow {
-  id: string;
-  ledger_transaction_id: string;
-  from_public_key: string;
-  to_public_key: string;
-  amount_stroops: string;
-  asset_code: string;
-  user_id: string | null;
-  created_at: string;
-  status: TransactionRow['status'];
-  kind: TransactionRow['kind'];
-}
-
-/** The same conversions Drizzle's bigint and timestamptz columns make. */
-function recordRow(raw: RawRecordRow): RecordRow {
-  return {
-    id: raw.id,
-    ledgerTransactionId: raw.ledger_transaction_id,
-    fromPublicKey: raw.from_public_key,
-    toPublicKey: raw.to_public_key,
-    amountStroops: BigInt(raw.amount_stroops),
-    assetCode: raw.asset_code,
-    userId: raw.user_id,
-    createdAt: new Date(raw.created_at),
-    status: raw.status,
-    kind: raw.kind,
-  };
-}
-
 /**
  * One record of a list page as PostgreSQL hands it over in array mode, in this column order:
  * id, ledger_transaction_id, from_public_key, to_public_key, amount_stroops (int8 as text),
@@ -120,26 +87,12 @@ export class TransactionRepository {
   }
 
   /**
-   * Newest first; the (user_id, created_at, id) index, read backwards, serves this without a sort.
-   * Only the record's columns, mapped by hand: Drizzle's row mapping of every journal column
-   * (three timestamps among them) was the largest single cost of the page, 30% of the CPU of
-   * `GET /api/ledger/transactions/:userId` under load (`--cpu-prof`, BENCHMARKS.md).
-   */
-  async listForUser(userId: string, limit: number, offset: number): Promise<RecordRow[]> {
-    // node-postgres answers a QueryResult; the Database type leaves execute's result generic.
-    const result = (await this.db.execute(sql`
-      select id, ledger_transaction_id, from_public_key, to_public_key, amount_stroops, asset_code, user_id, created_at, status, kind
-      from ledger_entries
-      where user_id = ${userId} and kind in ('transfer', 'payment_mint', 'admin_mint') -- RECORD_KINDS, as literals: the partial index's predicate
-      order by created_at desc, id desc
-      limit ${limit} offset ${offset}`)) as unknown as { rows: RawRecordRow[] };
-    return result.rows.map(recordRow);
-  }
-
-  /**
    * One page of a user's records, newest first, as the list route answers it (and the bench's
    * route ceiling reads it): rows in array mode, timestamps and int8 as PostgreSQL's text, shaped
-   * by transactionRecordOf (src/routes/transaction-record.ts) with no row object in between.
+   * by transactionRecordOf (src/routes/transaction-record.ts) with no row object in between:
+   * Drizzle's row mapping of every journal column (three timestamps among them) was the largest
+   * single cost of the page, 30% of the route's CPU under load (`--cpu-prof`, BENCHMARKS.md). The
+   * (user_id, created_at, id) index, read backwards, serves it without a sort.
    */
   async userPage(userId: string, limit: number, offset: number): Promise<RecordTuple[]> {
     return (await this.pool.query<RecordTuple>({ ...USER_PAGE, values: [userId, limit, offset] })).rows;
