@@ -1,12 +1,12 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { locateDataDirectory, relocatedDirectory } from '../../src/db/embedded/data-location';
 import { postmasterRuns, readPostmasterPid } from '../../src/db/embedded/postmaster';
 import { postgresUserIfRoot } from '../../src/db/embedded/run-as-postgres';
 import { eventually } from '../helpers/eventually';
+import { freePort } from '../helpers/ports';
 
 /**
  * `npm install && npm start` in a checkout under a home directory only its owner can enter: root
@@ -45,14 +45,6 @@ function checkout(name: string): string {
   for (const file of CHECKOUT_FILES) fs.symlinkSync(path.join(REPO, file), path.join(dir, file));
   relocated.push(relocatedDirectory(path.join(dir, '.data')));
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** `npm start` in `dir`, configured with nothing but the port; resolves once it says it listens and /healthz answers. */
