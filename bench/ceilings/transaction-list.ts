@@ -7,8 +7,8 @@ import { transactionPageJson } from '../../src/routes/transaction-record';
 
 /**
  * Ceiling of GET /api/ledger/transactions/:userId (issue 22 item 5): node:http alone answering the
- * page with the service's own code, on the service's database: the repository's queries (the page
- * and the user's count for X-Total-Count) and the route's shaping of a record, through the same
+ * page with the service's own code, on the service's database: the repository's statement (the page
+ * with the user's count for X-Total-Count) and the route's shaping of a record, through the same
  * driver and pool size. No auth, no validation, no middleware, no logs: what is left is the
  * physical limit of the route on this machine. The bench checks its bytes equal the service's.
  *
@@ -20,11 +20,11 @@ pool.on('error', () => undefined);
 const transactions = new TransactionRepository(drizzle(pool, { schema }));
 
 /**
- * One page as the service answers it: LedgerService.transactionPage's two queries (the page in
- * array mode, the user's count), then the route's body (transactionPageJson).
+ * One page as the service answers it: LedgerService.transactionPage's statement (the page in
+ * array mode with the user's count), then the route's body (transactionPageJson).
  */
 async function page(userId: string, limit: number, offset: number): Promise<{ body: string; total: number }> {
-  const [rows, total] = await Promise.all([transactions.userPage(userId, limit, offset), transactions.countForUser(userId)]);
+  const { rows, total } = await transactions.userPage(userId, limit, offset);
   return { body: transactionPageJson(rows), total };
 }
 

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import type { OwnedRecordTuple, RecordTuple } from '../db/repositories/transaction.repository';
+
+/** A row that starts with a record's columns (a page's rows carry more after them: the total, the owner). */
+type RowOfRecord = readonly [...RecordTuple, ...unknown[]];
 import { stroopsToNumber } from '../domain/amounts';
 
 export const transactionRecordSchema = z.object({
@@ -20,7 +23,7 @@ export type TransactionRecord = z.infer<typeof transactionRecordSchema>;
  * One record of a list page (TransactionRepository.userPage's row) as the API answers it. The one
  * object a record costs: the row is PostgreSQL's array, its timestamp already ISO text.
  */
-export function transactionRecordOf(row: RecordTuple | OwnedRecordTuple): TransactionRecord {
+export function transactionRecordOf(row: RowOfRecord): TransactionRecord {
   const status = row[8];
   return {
     transactionId: row[0],
@@ -42,6 +45,6 @@ export function adminTransactionOf(row: OwnedRecordTuple): TransactionRecord & {
 }
 
 /** The body of a page of a user's records, exactly as the route sends it: for callers without Express (the bench's route ceiling). */
-export function transactionPageJson(rows: RecordTuple[]): string {
+export function transactionPageJson(rows: readonly RowOfRecord[]): string {
   return JSON.stringify(rows.map(transactionRecordOf));
 }

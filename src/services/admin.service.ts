@@ -1,7 +1,7 @@
 import type { Database } from '../db/client';
 import { isUniqueViolation } from '../db/client';
 import type { AdminRepository } from '../db/repositories/admin.repository';
-import type { OwnedRecordTuple, RecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
+import type { CountedRecordTuple, OwnedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { UserChanges, UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { AppError } from '../errors/app-error';
@@ -129,11 +129,8 @@ export class AdminService {
     return keys;
   }
 
-  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<RecordTuple>> {
-    const [items, total] = await Promise.all([
-      this.deps.transactions.userPage(userId, limit, offset),
-      this.deps.transactions.countForUser(userId),
-    ]);
+  async userTransactions(userId: string, limit: number, offset: number): Promise<Page<CountedRecordTuple>> {
+    const { rows: items, total } = await this.deps.transactions.userPage(userId, limit, offset);
     // A deleted user's history stays readable; an id that never had anything is not found.
     if (total === 0 && !(await this.deps.users.exists(userId))) throw new AppError('NOT_FOUND', 'User not found');
     return { items, total };

@@ -1,7 +1,7 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
-import type { RecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
+import type { CountedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
@@ -96,12 +96,9 @@ export class LedgerService {
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */
-  async transactionPage(userId: string, limit: number, offset: number): Promise<{ items: RecordTuple[]; total: number }> {
-    const [items, total] = await Promise.all([
-      this.deps.transactions.userPage(userId, limit, offset),
-      this.deps.transactions.countForUser(userId),
-    ]);
-    return { items, total };
+  async transactionPage(userId: string, limit: number, offset: number): Promise<{ items: CountedRecordTuple[]; total: number }> {
+    const { rows, total } = await this.deps.transactions.userPage(userId, limit, offset);
+    return { items: rows, total };
   }
 
   private async activeWallet(userId: string, whose = 'Your'): Promise<WalletRow> {

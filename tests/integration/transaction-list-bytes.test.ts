@@ -109,6 +109,31 @@ describe('transaction lists answer the same bytes as before array mode', () => {
     expect(perUser.text).toBe(expected);
   });
 
+  it("pages a user's records with their total in every answer: a middle page, a page past the end, and a user with none", async () => {
+    const user = await createUser(app);
+    const other = await createUser(app);
+    await insertRecords(user.userId);
+    await insertRecords(other.userId);
+    const all = (await previousRows(`e.user_id = '${user.userId}'`)).map(previousRecord);
+    const admin = await adminToken(app);
+    const pageOf = async (query: string) => {
+      const own = await app.http.get(`/api/ledger/transactions/${user.userId}?${query}`).set(bearer(user.token)).expect(200);
+      const perUser = await app.http.get(`/api/admin/users/${user.userId}/transactions?${query}`).set(bearer(admin)).expect(200);
+      expect(perUser.text).toBe(own.text);
+      expect(perUser.headers['x-total-count']).toBe(own.headers['x-total-count']);
+      return { body: own.body as unknown[], total: own.headers['x-total-count'] };
+    };
+
+    expect(await pageOf('limit=4&offset=3')).toEqual({ body: all.slice(3, 7), total: String(CASES.length) });
+    expect(await pageOf(`limit=4&offset=${CASES.length - 1}`)).toEqual({ body: all.slice(-1), total: String(CASES.length) });
+    expect(await pageOf(`limit=4&offset=${CASES.length}`)).toEqual({ body: [], total: String(CASES.length) });
+    expect(await pageOf('limit=4&offset=500')).toEqual({ body: [], total: String(CASES.length) });
+
+    const none = await createUser(app);
+    const empty = await app.http.get(`/api/ledger/transactions/${none.userId}`).set(bearer(none.token)).expect(200);
+    expect([empty.body, empty.headers['x-total-count']]).toEqual([[], '0']);
+  });
+
   it('every field keeps its exact form: ISO UTC milliseconds truncated, amounts as numbers, submitted shown as pending', async () => {
     const user = await createUser(app);
     await insertRecords(user.userId);

@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, sql } from 'drizzle-orm';
+import { count, inArray } from 'drizzle-orm';
 import type { Pool } from 'pg';
 import type { Database } from '../client';
 import { ledgerEntries as transactions, RECORD_KINDS } from '../schema';
@@ -24,6 +24,10 @@ export type RecordTuple = [
   status: TransactionRow['status'],
 ];
 
+/** A record of a user's page as its statement answers it: the record, then the user's total of records. */
+export type CountedRecordTuple = [...RecordTuple, total: number];
+const RECORD_WIDTH = 9;
+
 /** A record of the admin list: the record's columns, then its owner's username and e-mail (null once the owner is deleted). */
 export type OwnedRecordTuple = [...RecordTuple, username: string | null, email: string | null];
 
@@ -40,12 +44,18 @@ const RECORD_COLUMNS = `e.id, e.ledger_transaction_id, e.from_public_key, e.to_p
  * kinds are RECORD_KINDS as literals: the partial indexes' predicate, so the indexes serve.
  */
 const USER_PAGE = {
-  name: 'user_record_page',
-  text: `select ${RECORD_COLUMNS}
-  from ledger_entries e
-  where e.user_id = $1 and e.kind in ('transfer', 'payment_mint', 'admin_mint')
-  order by e.created_at desc, e.id desc
-  limit $2 offset $3`,
+  name: 'user_record_page_counted',
+  // The count first and the page joined to it, so an empty page still says the total. One round
+  // trip: the count used to be a query of its own, on a second connection of the pool.
+  text: `select p.*, c.total
+  from (select count(*)::int as total from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint')) c
+  left join (
+    select ${RECORD_COLUMNS}
+    from ledger_entries e
+    where e.user_id = $1 and e.kind in ('transfer', 'payment_mint', 'admin_mint')
+    order by e.created_at desc, e.id desc
+    limit $2 offset $3
+  ) p on true`,
   rowMode: 'array',
 } as const;
 const ADMIN_PAGE = {
@@ -79,11 +89,6 @@ export class TransactionRepository {
 
   constructor(private readonly db: Database) {
     this.pool = (db as unknown as { $client: Pool }).$client;
-    this.countForUserQuery = db
-      .select({ n: count() })
-      .from(transactions)
-      .where(and(eq(transactions.userId, sql.placeholder('userId')), isRecord))
-      .prepare('count_user_records');
   }
 
   /**
@@ -94,21 +99,17 @@ export class TransactionRepository {
    * single cost of the page, 30% of the route's CPU under load (`--cpu-prof`, BENCHMARKS.md). The
    * (user_id, created_at, id) index, read backwards, serves it without a sort.
    */
-  async userPage(userId: string, limit: number, offset: number): Promise<RecordTuple[]> {
-    return (await this.pool.query<RecordTuple>({ ...USER_PAGE, values: [userId, limit, offset] })).rows;
+  async userPage(userId: string, limit: number, offset: number): Promise<{ rows: CountedRecordTuple[]; total: number }> {
+    const { rows } = await this.pool.query<CountedRecordTuple>({ ...USER_PAGE, values: [userId, limit, offset] });
+    // Each row ends with the total; a page past the end is one row of nulls and the total. The rows
+    // are handed on as they are: a record is read by position, and the total after it is not read.
+    const total = rows[0]?.[RECORD_WIDTH] ?? 0;
+    return { rows: rows[0]?.[0] === null ? [] : rows, total };
   }
 
   /** One page of every user's records with the owner's username and e-mail, newest first (the admin list). */
   async adminPage(limit: number, offset: number): Promise<OwnedRecordTuple[]> {
     return (await this.pool.query<OwnedRecordTuple>({ ...ADMIN_PAGE, values: [limit, offset] })).rows;
-  }
-
-  /** X-Total-Count of every page of a user's list: prepared once (no query building, no parse or plan per request). */
-  private readonly countForUserQuery;
-
-  async countForUser(userId: string): Promise<number> {
-    const [row] = await this.countForUserQuery.execute({ userId });
-    return row?.n ?? 0;
   }
 
   async countAll(): Promise<number> {
