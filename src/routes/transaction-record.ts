@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { OwnedRecordTuple, RecordTuple } from '../db/repositories/transaction.repository';
+import { stroopsToNumber } from '../domain/amounts';
 
 /** A row that starts with a record's columns (a page's rows carry more after them: the total, the owner). */
 type RowOfRecord = readonly [...RecordTuple, ...unknown[]];
-import { stroopsToNumber } from '../domain/amounts';
 
 export const transactionRecordSchema = z.object({
   transactionId: z.uuid(),

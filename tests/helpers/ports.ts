@@ -11,14 +11,29 @@ import net from 'node:net';
  * stay closed (nothing listens) is one of these too, for the same reason.
  */
 export async function freePort(): Promise<number> {
-  const [ephemeralLow] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-  const high = Math.min((ephemeralLow ?? 32768) - 1, 65535);
-  const low = Math.min(20000, high - 1000);
+  const [low, high] = portsOutsideTheEphemeralRange();
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
     if (await canListen(port)) return port;
   }
   throw new Error(`no free port in ${low}-${high}`);
+}
+
+/**
+ * Unprivileged ports the kernel does not hand out: below its ephemeral range when there is room
+ * there, else above it. Without /proc (not Linux), Linux's default range stands in.
+ */
+function portsOutsideTheEphemeralRange(): [low: number, high: number] {
+  let ephemeral = [32768, 60999];
+  try {
+    ephemeral = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  } catch {
+    // not Linux: keep the default
+  }
+  const [first = 32768, last = 60999] = ephemeral;
+  if (first - 1 - 10000 >= 1000) return [Math.max(10000, Math.min(20000, first - 1000)), first - 1];
+  if (65535 - (last + 1) >= 1000) return [last + 1, 65535];
+  throw new Error(`the ephemeral port range ${first}-${last} leaves no room for fixed test ports`);
 }
 
 function canListen(port: number): Promise<boolean> {

@@ -2,6 +2,7 @@ import { rpc } from '@stellar/stellar-sdk';
 import { TIMEOUT_PROBLEM, preparedPayment, submissionError, transactionStatus, type Payment } from './fault-helpers';
 import { startSandbox, type SandboxHarness } from './sandbox-harness';
 import { stoppedWallClock } from './test-clocks';
+import { feeToCharge } from '../src/validate-transaction';
 
 const { GetTransactionStatus } = rpc.Api;
 /** A held-back ledger stays hidden for the whole test (the wall clock stands still here); faults.clear() releases it. */
@@ -75,7 +76,8 @@ describe('faults on Stellar RPC, drawn from the same fault plan as Horizon', () 
     harness.faults.set({ mode: 'bad-seq', next: 2 });
     const sent = await harness.rpc.sendTransaction(payment.tx);
     expect(sent.status).toBe('ERROR');
-    expect(sent.errorResult?.result().switch().name).toBe('txBadSeq');
+    // Core reports the base fee per operation in a refusal's result, whatever was bid: here one operation's.
+    expect([sent.errorResult?.result().switch().name, sent.errorResult?.feeCharged().toString()]).toEqual(['txBadSeq', feeToCharge(1).toString()]);
     const refused = (await submissionError(harness, payment.tx)).response;
     expect(refused?.status).toBe(400);
     expect(refused?.data).toMatchObject({ status: 400, extras: { result_codes: { transaction: 'tx_bad_seq' } } });

@@ -26,7 +26,8 @@ export type RecordTuple = [
 
 /** A record of a user's page as its statement answers it: the record, then the user's total of records. */
 export type CountedRecordTuple = [...RecordTuple, total: number];
-const RECORD_WIDTH = 9;
+/** Where a counted row's total sits: after the record's columns (typed to the tuple's length, so the two cannot drift apart). */
+const RECORD_WIDTH: RecordTuple['length'] = 9;
 
 /** A record of the admin list: the record's columns, then its owner's username and e-mail (null once the owner is deleted). */
 export type OwnedRecordTuple = [...RecordTuple, username: string | null, email: string | null];
