@@ -22,8 +22,8 @@ const boundaries = [
   layer(['src/routes/**/*.ts'], ['**/db/**', '**/clients/**', '**/ledger/**', '@stellar/stellar-sdk', ...SANDBOXES], 'routes call services: no repository, client, journal or SDK below them'),
   layer(
     ['src/services/**/*.ts'],
-    [...HTTP, ...SANDBOXES, '@stellar/stellar-sdk', '**/clients/horizon.client', '**/clients/rpc.client', '**/clients/ledger-api', '**/ledger/*', '!**/ledger/token-reads', '!**/ledger/ledger-bootstrap', '!**/ledger/write-command', '!**/ledger/ledger-error-map'],
-    'services reach the ledger module through its doors only (TokenReads, the journal writes of ledger-bootstrap, the write command, the error map), and know nothing of HTTP',
+    [...HTTP, ...SANDBOXES, '@stellar/stellar-sdk', '**/clients/horizon.client', '**/clients/rpc.client', '**/clients/ledger-api', '**/ledger/*', '!**/ledger/token-reads', '!**/ledger/ledger-bootstrap', '!**/ledger/write-command', '!**/ledger/ledger-error-map', '!**/ledger/kinds', '!**/ledger/kinds/*'],
+    'services reach the ledger module through its doors only (TokenReads, the journal writes of ledger-bootstrap, the write command and each kind\'s command in ledger/kinds/, the error map), and know nothing of HTTP',
   ),
   layer(['src/ledger/**/*.ts'], [...HTTP, '**/services/**', ...SANDBOXES], 'the ledger journal sits below the services and HTTP'),
   layer(['src/db/**/*.ts'], [...HTTP, '**/services/**', '**/ledger/**', '**/clients/**', ...SANDBOXES], 'repositories sit at the bottom'),

@@ -21,6 +21,7 @@ import { embeddedSandboxes, withSandboxHost } from './config/embedded-sandboxes'
 import type { Treasury } from './ledger/treasury';
 import { HistoryWindow } from './ledger/history-window';
 import { ledgerFromConfig, treasuryFromConfig, type LedgerModule } from './composition/ledger';
+import { standardKinds } from './ledger/kinds/registry';
 import type { JournalReconciler } from './ledger/journal-reconciler';
 import { paymentsFromConfig } from './composition/payments';
 import type { WebhookInboxRepository } from './db/repositories/webhook-inbox.repository';
@@ -122,12 +123,13 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const metrics = new ServiceMetrics();
   const userRepo = new UserRepository(db);
   const walletRepo = new WalletRepository(db);
-  const transactionRepo = new TransactionRepository(db);
+  const kinds = standardKinds();
+  const transactionRepo = new TransactionRepository(db, kinds.recordKinds);
   const paymentRepo = new PaymentRepository(db);
   const journalRepo = new JournalRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const timing = config.ledger;
-  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger });
+  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger, kinds });
   // The metrics listen to what sending reports; nothing in the ledger module calls them.
   const sendEvents = ledgerModule.accounts.sender.events;
   sendEvents.on('result', (code) => metrics.countLedgerResult(code));
@@ -249,6 +251,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
         provider: paystack,
         asset: ready.asset,
         distribution: ready.keys.distribution.publicKey(),
+        kinds,
       });
     },
     routeGroups,

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Pool } from 'pg';
 import { TransactionRepository } from '../../src/db/repositories/transaction.repository';
+import { standardKinds } from '../../src/ledger/kinds/registry';
 import * as schema from '../../src/db/schema';
 import { transactionPageJson } from '../../src/routes/transaction-record';
 
@@ -17,7 +18,7 @@ import { transactionPageJson } from '../../src/routes/transaction-record';
 const [port, databaseUrl, poolSize] = [Number(process.argv[2]), process.argv[3]!, Number(process.argv[4] ?? 10)];
 const pool = new Pool({ connectionString: databaseUrl, max: poolSize, application_name: 'wallet-bench-ceiling' });
 pool.on('error', () => undefined);
-const transactions = new TransactionRepository(drizzle(pool, { schema }));
+const transactions = new TransactionRepository(drizzle(pool, { schema }), standardKinds().recordKinds);
 
 /**
  * One page as the service answers it: LedgerService.transactionPage's statement (the page in

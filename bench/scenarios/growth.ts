@@ -1,4 +1,5 @@
-import { PAGE_STATEMENTS } from '../../src/db/repositories/transaction.repository';
+import { pageStatements } from '../../src/db/repositories/transaction.repository';
+import { standardKinds } from '../../src/ledger/kinds/registry';
 import type { SqlSession } from '../database';
 import { runLoad, round, type LoadFigures } from '../load';
 import { loadRow } from '../report';
@@ -11,10 +12,12 @@ import type { Cell, Scenario, ScenarioContext, ScenarioResult, TargetCheck } fro
  * repository's own statements (first page of 100; a user's page counts the user's records in the
  * same statement), the admin total's count as the repository writes it.
  */
+const RECORD_KINDS = standardKinds().recordKinds;
+const PAGE_STATEMENTS = pageStatements(RECORD_KINDS);
 const QUERIES: Record<string, { sql: string; params: (userId: string) => unknown[] }> = {
   userList: { sql: PAGE_STATEMENTS.user.text, params: (userId) => [userId, 100, 0] },
   adminList: { sql: PAGE_STATEMENTS.admin.text, params: () => [100, 0] },
-  adminCount: { sql: "select count(*) from ledger_entries where kind in ('transfer', 'payment_mint', 'admin_mint')", params: () => [] },
+  adminCount: { sql: `select count(*) from ledger_entries where kind in (${RECORD_KINDS.map((k) => `'${k}'`).join(', ')})`, params: () => [] },
 };
 
 interface Explained {

@@ -9,6 +9,7 @@ import type { JournalRepository } from '../db/repositories/journal.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { EntryJobs } from '../ledger/entry-jobs';
+import type { KindRegistry } from '../ledger/kinds/registry';
 import { Journal } from '../ledger/journal';
 import type { LedgerOptions } from '../ledger/journal-options';
 import { JournalReconciler } from '../ledger/journal-reconciler';
@@ -26,6 +27,8 @@ export interface JournalParts {
   wallets: WalletRepository;
   cipher: WalletCipher;
   logger: Logger;
+  /** The kinds of ledger write (src/ledger/kinds/registry.ts). */
+  kinds: KindRegistry;
 }
 
 /** The ledger API the configuration names: Stellar RPC or Horizon, each over HTTP (the embedded sandbox speaks both). */
@@ -46,6 +49,7 @@ export interface LedgerModule {
   bootstrap: LedgerBootstrap;
   reads: TokenReads;
   reconciler: JournalReconciler;
+  kinds: KindRegistry;
 }
 
 /** The ledger module as the configuration describes it: the network's API, the system accounts' secrets, timing and fees. */
@@ -73,8 +77,8 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     fees: { percentile: ledger.feePercentile, maxFeeStroops: ledger.maxFeeStroops, cacheMs: ledger.feeStatsCacheMs, bumpAfterLedgers: ledger.bumpAfterLedgers },
   };
   const accounts = new LedgerAccounts(options);
-  const jobs = new EntryJobs(options, accounts);
-  const journal = new Journal({ repository: parts.journal, idempotency: parts.idempotency, wallets: parts.wallets, accounts, jobs, timing, tokenCode: ledger.tokenCode });
+  const jobs = new EntryJobs({ kinds: parts.kinds, client, wallets: parts.wallets, cipher: parts.cipher, accounts });
+  const journal = new Journal({ db: parts.database.db, repository: parts.journal, idempotency: parts.idempotency, accounts, kinds: parts.kinds, jobs, timing });
   const bootstrap = new LedgerBootstrap({
     journal,
     accounts,
@@ -85,11 +89,11 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     logger: parts.logger,
   });
   const reconciler = new JournalReconciler(
-    { repository: parts.journal, sender: accounts.sender, jobs, networkPassphrase: client.networkPassphrase, ready: () => bootstrap.ready() },
+    { repository: parts.journal, lifecycle: accounts.lifecycle, sender: accounts.sender, jobs, networkPassphrase: client.networkPassphrase, ready: () => bootstrap.ready() },
     { leaseMs: ledger.leaseMs, batchSize: 200 },
     parts.logger,
   );
-  return { client, repository: parts.journal, accounts, journal, bootstrap, reads: new TokenReads(bootstrap, client, ledger.tokenCode), reconciler };
+  return { client, repository: parts.journal, accounts, journal, bootstrap, reads: new TokenReads(bootstrap, client, ledger.tokenCode), reconciler, kinds: parts.kinds };
 }
 
 /** The distribution account's runway (metrics, /readyz), read through the journal's client and keys. */

@@ -1,17 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { ENVELOPE_STATES } from '../domain/envelope-lifecycle';
 import { createdAt, id, updatedAt } from './columns';
 
 // The ledger journal's two tables (src/ledger/journal.ts tells the story they keep).
 
-export const ENVELOPE_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
-export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
 
 /**
  * The journal's signed envelopes: every transaction the service ever signs is stored here before
- * it is sent. pending (built, never sent) -> submitted (sent at least once, outcome unknown) ->
- * confirmed (found on the ledger) | failed (refused on its first submission, never delivered, or
- * provably never applicable: see src/ledger/envelope-fate.ts). Only these bytes are ever resubmitted.
+ * it is sent; its states and moves are src/domain/envelope-lifecycle.ts. Only these bytes are ever
+ * resubmitted.
  */
 export const ledgerEnvelopes = pgTable(
   'ledger_envelopes',
@@ -46,7 +44,7 @@ export const ledgerEnvelopes = pgTable(
     bumps: integer('bumps').notNull().default(0),
     /** What the network charged, once applied (stroops). */
     feeCharged: bigint('fee_charged', { mode: 'bigint' }),
-    status: text('status', { enum: ENVELOPE_STATUSES }).notNull().default('pending'),
+    status: text('status', { enum: ENVELOPE_STATES }).notNull().default('pending'),
     /** How many times it was handed to Horizon; a refusal is final only for the first. */
     submitCount: integer('submit_count').notNull().default(0),
     ledger: integer('ledger'),
@@ -60,10 +58,9 @@ export const ledgerEnvelopes = pgTable(
   (t) => [index('ledger_envelopes_open_idx').on(t.nextCheckAt).where(sql`status in ('pending', 'submitted')`)],
 );
 
+/** The kinds of ledger write, one file each under src/ledger/kinds/ (what each means is there, not here). */
 export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline', 'clawback', 'issuer_flags'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
-/** The kinds users and admins see as transaction records. */
-export const RECORD_KINDS = ['transfer', 'payment_mint', 'admin_mint'] as const satisfies readonly EntryKind[];
 export const ENTRY_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
 
@@ -105,6 +102,7 @@ export const ledgerEntries = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    // The record kinds (KindRegistry.recordKinds: tests/unit/entry-kinds.test.ts holds the two equal).
     // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC, which a backward scan gives
     // (Drizzle's .desc() makes DESC NULLS LAST, an order no scan matches).
     index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),

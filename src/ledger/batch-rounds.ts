@@ -62,7 +62,7 @@ export function forgetSequence(lane: Lane): void {
  */
 export class BatchRounds {
   constructor(
-    private readonly options: Pick<AccountSubmitterOptions, 'journal' | 'sender' | 'leaseMs'>,
+    private readonly options: Pick<AccountSubmitterOptions, 'journal' | 'lifecycle' | 'kinds' | 'sender' | 'leaseMs'>,
     private readonly builder: EnvelopeBuilder,
   ) {}
 
@@ -177,12 +177,12 @@ export class BatchRounds {
     for (const q of pending) {
       const own = error.operationCodes.slice(index, index + q.job.operations.length);
       index += q.job.operations.length;
-      const final = isFinalRefusal(q.job.kind, error, own);
+      const final = isFinalRefusal(this.options.kinds.of(q.job.kind), error, own);
       const ownError = error.transactionCode === 'tx_failed' ? new LedgerRejectedError('tx_failed', own) : error;
       verdicts.push({ entryId: q.job.entryId, final, code: ownError.code });
       if (final) finals.set(q, ownError);
     }
-    const recorded = await this.options.journal.fail(envelopeId, error.message, verdicts, { proven: false });
+    const recorded = await this.options.lifecycle.fail(envelopeId, error.message, verdicts, { proven: false });
     if (!recorded) return { survivors: pending, recorded };
     for (const [q, err] of finals) q.resolve({ status: 'failed', error: err });
     return { survivors: pending.filter((q) => !finals.has(q)), recorded };

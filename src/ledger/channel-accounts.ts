@@ -1,7 +1,5 @@
 import crypto from 'node:crypto';
 import { Keypair, Operation, type xdr } from '@stellar/stellar-sdk';
-import { sponsored } from './sponsorship';
-import type { SystemKeys } from './system-accounts';
 
 /** LEDGER_CHANNELS' upper bound: the channels a removal looks for. */
 export const MAX_CHANNELS = 50;
@@ -28,12 +26,26 @@ export function channelKeyOf(distribution: Keypair, publicKey: string): Keypair 
  * A channel created with 0 XLM, its reserve sponsored by the distribution account: it only gives
  * sequence numbers (fee bumps pay its fees), so it never needs topping up.
  */
-export function channelCreation(keys: SystemKeys, channel: Keypair): xdr.Operation[] {
-  const sponsor = keys.distribution.publicKey();
+export function channelCreation(distribution: Keypair, channel: Keypair): xdr.Operation[] {
+  const sponsor = distribution.publicKey();
   return sponsored(sponsor, channel.publicKey(), [Operation.createAccount({ destination: channel.publicKey(), startingBalance: '0', source: sponsor })]);
 }
 
 /** A channel merged into the distribution account: its XLM and its sponsored reserve go back to the sponsor. */
-export function channelRemoval(keys: SystemKeys, channel: Keypair): xdr.Operation[] {
-  return [Operation.accountMerge({ destination: keys.distribution.publicKey(), source: channel.publicKey() })];
+export function channelRemoval(distribution: Keypair, channel: Keypair): xdr.Operation[] {
+  return [Operation.accountMerge({ destination: distribution.publicKey(), source: channel.publicKey() })];
+}
+
+/**
+ * Wraps operations so that `sponsor` pays the reserves they create for `sponsoredId` (CAP-33
+ * sponsored reserves): a new wallet or channel account and its trustline cost the sponsor, not the
+ * account, so the service never hands out XLM its users could withdraw. The sponsored account
+ * signs the closing operation: nobody is sponsored without consenting.
+ */
+export function sponsored(sponsor: string, sponsoredId: string, operations: xdr.Operation[]): xdr.Operation[] {
+  return [
+    Operation.beginSponsoringFutureReserves({ sponsoredId, source: sponsor }),
+    ...operations,
+    Operation.endSponsoringFutureReserves({ source: sponsoredId }),
+  ];
 }

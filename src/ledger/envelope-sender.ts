@@ -5,6 +5,7 @@ import type { LedgerApi } from '../clients/ledger-api';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
+import type { EnvelopeLifecycle } from './envelope-lifecycle';
 import { bidNamedBy, type FeeBumper } from './fee-bumper';
 import { errorReason } from '../errors/loggable-error';
 
@@ -35,6 +36,8 @@ export interface SendEventMap {
 export interface EnvelopeSenderOptions {
   client: LedgerApi;
   journal: JournalRepository;
+  /** Records a send's end: the envelope settled with what it means for its entries. */
+  lifecycle: EnvelopeLifecycle;
   logger: Logger;
   /** Lookups and same-bytes resubmissions after an unclear answer, before leaving it to the reconciler. */
   settleAttempts: number;
@@ -187,13 +190,13 @@ export class EnvelopeSender {
   /** `applied.hash` is the envelope that applied: which fee bump of the inner transaction `hash`. */
   private async applied(envelopeId: string, hash: string, applied: { ledger: number; feeCharged: bigint; hash: string }): Promise<SendOutcome> {
     this.events.emit('result', 'tx_success');
-    if (!(await this.options.journal.confirm(envelopeId, hash, applied))) return { kind: 'elsewhere' };
+    if (!(await this.options.lifecycle.confirm(envelopeId, hash, applied))) return { kind: 'elsewhere' };
     this.events.emit('feePaid', applied.feeCharged);
     return { kind: 'applied', ledger: applied.ledger };
   }
 
   private async failed(envelopeId: string, reason: string, proven: boolean, ledger?: number): Promise<SendOutcome> {
-    const recorded = await this.options.journal.fail(envelopeId, reason, [], { proven, ledger });
+    const recorded = await this.options.lifecycle.fail(envelopeId, reason, [], { proven, ledger });
     return recorded ? { kind: 'failed', reason } : { kind: 'elsewhere' };
   }
 }

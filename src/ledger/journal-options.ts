@@ -6,12 +6,15 @@ import type { WalletRepository } from '../db/repositories/wallet.repository';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
 import type { FeePolicyOptions } from './fee-policy';
+import type { KindRegistry } from './kinds/registry';
 
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
 export interface LedgerOptions {
   client: LedgerApi;
   database: DatabaseHandle;
   journal: JournalRepository;
+  /** The kinds of write the journal knows (kinds/registry.ts). */
+  kinds: KindRegistry;
   wallets: WalletRepository;
   systemAccounts: SystemAccountRepository;
   cipher: WalletCipher;

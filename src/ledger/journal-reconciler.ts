@@ -4,12 +4,14 @@ import type { Logger } from '../logger';
 import { BackgroundWorker } from '../workers/background-worker';
 import type { EntryJobs } from './entry-jobs';
 import { factsOf } from './envelope-fate';
+import type { EnvelopeLifecycle } from './envelope-lifecycle';
 import type { EnvelopeSender } from './envelope-sender';
 import type { JournalAccounts } from './ledger-accounts';
 
 /** What the reconciler works with: the journal's storage, the sender, and how to build an entry's job. */
 export interface ReconcilerParts {
   repository: JournalRepository;
+  lifecycle: EnvelopeLifecycle;
   sender: EnvelopeSender;
   jobs: EntryJobs;
   networkPassphrase: string;
@@ -68,13 +70,13 @@ export class JournalReconciler extends BackgroundWorker {
   }
 
   private async settle(row: EnvelopeRow): Promise<void> {
-    const { sender, networkPassphrase, repository } = this.parts;
+    const { sender, networkPassphrase, lifecycle } = this.parts;
     try {
       const facts = { ...factsOf(row.envelopeXdr, networkPassphrase), priorOuterHashes: row.priorOuterHashes };
       const outcome = row.status === 'pending' ? await sender.send(row.id, facts.tx, facts) : await sender.settle(row.id, facts.tx, facts, 1);
       // A first submission refused: which operation failed is for the live path to weigh; here
       // every entry simply rides again (a new envelope gets a precise answer).
-      if (outcome.kind === 'refused') await repository.fail(row.id, outcome.error.message, [], { proven: false });
+      if (outcome.kind === 'refused') await lifecycle.fail(row.id, outcome.error.message, [], { proven: false });
     } catch (err) {
       this.logger.warn({ hash: row.hash, reason: errorReason(err) }, 'envelope not settled yet');
     }

@@ -5,33 +5,29 @@
 // account-submitter.ts (batches, envelopes stored before they are sent), envelope-sender.ts (the
 // send and its settling by evidence). Beside it: journal-reconciler.ts finishes what no caller
 // waited for. Above it: ledger-bootstrap.ts (what the network must hold first).
+import type { xdr } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
+import type { Database } from '../db/client';
 import type { IdempotencyClaim, IdempotencyRepository } from '../db/repositories/idempotency.repository';
-import type { EntryClaim, EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
-import type { WalletRepository } from '../db/repositories/wallet.repository';
-import { parseTokenAmount } from '../domain/amounts';
-import { isMustFinish } from './entry-verdict';
-import { activationOperations, type EntryJobs, type KnownForJob } from './entry-jobs';
+import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
+import { commitEntry } from './entry-commit';
+import type { EntryJobs } from './entry-jobs';
 import type { JournalTiming } from './journal-options';
+import type { EntryJob, EntryKind } from './kinds/entry-kind';
+import type { KindRegistry } from './kinds/registry';
 import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
 import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult, WrittenOutcome } from './write-command';
 
 export interface JournalParts {
+  db: Database;
   repository: JournalRepository;
   idempotency: IdempotencyRepository;
-  wallets: WalletRepository;
   accounts: LedgerAccounts;
+  kinds: KindRegistry;
   jobs: EntryJobs;
   timing: JournalTiming;
-  tokenCode: string;
 }
 
-/** A command turned into the entry it commits, what that entry claims, and what its job can reuse. */
-interface Prepared {
-  entry: NewEntry;
-  claim?: EntryClaim;
-  known?: KnownForJob;
-}
 
 /**
  * Every write to the network, exactly once. A write commits a journal entry (with its claim, in
@@ -45,16 +41,16 @@ export class Journal {
   /** Commits the command's entry and answers its outcome (WriteResult says every case). */
   async write(command: WriteCommand, options: WriteOptions = {}): Promise<WriteResult> {
     const ledger = await this.parts.accounts.ready();
-    const prepared = await this.prepare(ledger, command, options.idempotency);
+    const kind = this.parts.kinds.of(command.kind);
+    const prepared = await kind.prepare(command, this.parts.jobs.context(ledger));
     if (!prepared) return { written: false, reason: 'nothing_to_do' };
-    const { repository, timing } = this.parts;
-    const committed = await repository.commit(prepared.entry, prepared.claim, timing.leaseMs);
+    const committed = await commitEntry({ db: this.parts.db, repository: this.parts.repository, leaseMs: this.parts.timing.leaseMs }, kind, prepared.entry, options.idempotency);
     if (!committed.committed) {
       if (committed.reason !== 'key_taken') return { written: false, reason: committed.reason };
       // A concurrent request with the same key committed its entry first: answer that one.
       return this.answerForKey(committed.key, options.idempotency!);
     }
-    return this.send(ledger, committed.entry, prepared.known, options.waitMs ?? timing.answerWaitMs);
+    return this.send(ledger, kind, committed.entry, prepared.operations, options.waitMs ?? this.parts.timing.answerWaitMs);
   }
 
   /**
@@ -69,9 +65,9 @@ export class Journal {
   }
 
   /** Sends a committed entry and waits up to `waitMs` for its outcome. */
-  private async send(ledger: JournalAccounts, entry: EntryRow, known: KnownForJob | undefined, waitMs: number): Promise<WriteResult> {
+  private async send(ledger: JournalAccounts, kind: EntryKind, entry: EntryRow, operations: xdr.Operation[] | undefined, waitMs: number): Promise<WriteResult> {
     const { repository, timing } = this.parts;
-    const outcome = this.jobOutcome(ledger, entry, known);
+    const outcome = this.jobOutcome(ledger, entry, operations);
     const settled = await within(outcome, waitMs);
     if (!settled) {
       // The caller stops waiting; an entry that turns out unsendable is left to the reconciler.
@@ -88,20 +84,26 @@ export class Journal {
       case 'waiting':
         // Nothing carries it now. A write that need not finish is dropped with its key (ask again);
         // one that must (a paid purchase, a signup's wallet) is left to the reconciler.
-        if (!isMustFinish(entry.kind) && (await repository.abandon(entry.id))) return { written: false, reason: 'dropped', error: settled.error };
+        if (!kind.mustFinish && (await repository.abandon(entry.id))) return { written: false, reason: 'dropped', error: settled.error };
         await repository.releaseEntry(entry.id, timing.recheckMs);
         return this.pending(entry);
     }
   }
 
-  /** The job's outcome; a job that cannot even be built (its account unreadable) waits like one that could not be sent. */
-  private async jobOutcome(ledger: JournalAccounts, entry: EntryRow, known: KnownForJob | undefined): Promise<EntryOutcome> {
+  /**
+   * The job's outcome, as its submitter answers it. Building the job reads the network (an
+   * account, a trustline) or a wallet's key: when that fails (the ledger API unreachable), nothing
+   * was sent and the entry waits like one no envelope could carry.
+   */
+  private async jobOutcome(ledger: JournalAccounts, entry: EntryRow, operations: xdr.Operation[] | undefined): Promise<EntryOutcome> {
+    let job: EntryJob;
     try {
-      const { submitter, job } = await this.parts.jobs.jobFor(ledger, entry, known);
-      return await submitter.submit(job);
+      job = await this.parts.jobs.jobFor(ledger, entry, operations);
     } catch (err) {
+      // The network's edge, not an outcome: the account could not be read, so nothing was sent.
       return { status: 'waiting', error: err instanceof Error ? err : new Error(String(err)) };
     }
+    return job.submitter.submit(job.job);
   }
 
   private async pending(entry: EntryRow): Promise<WriteResult> {
@@ -114,62 +116,6 @@ export class Journal {
     const entry = await this.parts.repository.findEntry(bound.entryId);
     if (!entry) return { written: false, reason: 'key_reused' };
     return { written: true, entry, outcome: outcomeOf(entry), replayed: true };
-  }
-
-  /** The entry a command commits and what it claims; undefined when the network already holds what it asks. */
-  private async prepare(ledger: JournalAccounts, command: WriteCommand, idempotency: IdempotencyClaim | undefined): Promise<Prepared | undefined> {
-    const token = this.parts.tokenCode;
-    const distribution = ledger.keys.distribution.publicKey();
-    const keyClaim: EntryClaim | undefined = idempotency && { kind: 'key', key: idempotency };
-    switch (command.kind) {
-      case 'transfer':
-        return { entry: { kind: command.kind, userId: command.userId, fromPublicKey: command.from, toPublicKey: command.to, amountStroops: command.stroops, assetCode: token }, claim: keyClaim };
-      case 'admin_mint':
-        return { entry: { kind: command.kind, userId: command.userId, fromPublicKey: distribution, toPublicKey: command.to, amountStroops: command.stroops, assetCode: token }, claim: keyClaim };
-      case 'payment_mint': {
-        const entry = { kind: command.kind, userId: command.userId, fromPublicKey: distribution, toPublicKey: command.to, amountStroops: command.stroops, assetCode: token, paymentReference: command.reference };
-        return { entry, claim: { kind: 'payment', reference: command.reference } };
-      }
-      case 'clawback': {
-        const issuer = ledger.keys.issuer.publicKey();
-        const entry = { kind: command.kind, userId: command.userId, fromPublicKey: command.from, toPublicKey: issuer, amountStroops: command.stroops, assetCode: token, reversalId: command.reversalId };
-        return { entry, claim: { kind: 'reversal', reversalId: command.reversalId } };
-      }
-      case 'issue':
-        return { entry: { kind: command.kind, fromPublicKey: ledger.keys.issuer.publicKey(), toPublicKey: distribution, amountStroops: command.stroops, assetCode: token }, claim: keyClaim };
-      case 'activation':
-        return this.prepareActivation(ledger, command);
-      case 'trustline':
-        return { entry: { kind: command.kind, fromPublicKey: distribution, toPublicKey: distribution, amountStroops: 0n, assetCode: token } };
-      case 'issuer_flags':
-        return { entry: { kind: command.kind, fromPublicKey: distribution, toPublicKey: ledger.keys.issuer.publicKey(), amountStroops: 0n, assetCode: token } };
-      case 'channel_funding':
-        return { entry: { kind: command.kind, fromPublicKey: distribution, toPublicKey: command.channel, amountStroops: 0n, assetCode: 'XLM' } };
-      case 'channel_merge':
-        return { entry: { kind: command.kind, fromPublicKey: command.channel, toPublicKey: command.channel, amountStroops: 0n, assetCode: 'XLM' } };
-    }
-  }
-
-  /**
-   * A wallet's account and trustline, as far as the network lacks them (a fresh key pair cannot be
-   * on it, so it is not asked). A wallet the network already holds whole is simply marked active.
-   */
-  private async prepareActivation(ledger: JournalAccounts, command: Extract<WriteCommand, { kind: 'activation' }>): Promise<Prepared | undefined> {
-    const state = command.fresh ? 'missing' : await this.parts.jobs.walletOnLedger(ledger, command.wallet);
-    const operations = activationOperations(ledger.asset, ledger.keys.distribution.publicKey(), command.wallet, state, command.startingXlm);
-    if (operations.length === 0) {
-      await this.parts.wallets.markActive(command.userId);
-      return undefined;
-    }
-    const entry: NewEntry = {
-      kind: 'activation',
-      userId: command.userId,
-      fromPublicKey: ledger.keys.distribution.publicKey(),
-      toPublicKey: command.wallet,
-      amountStroops: parseTokenAmount(command.startingXlm) ?? 0n,
-      assetCode: 'XLM',
-    };
-    return { entry, known: { operations } };
   }
 }
 

@@ -1,6 +1,7 @@
 import { Asset, type Keypair } from '@stellar/stellar-sdk';
 import { AccountSubmitter } from './account-submitter';
 import { channelKeys } from './channel-accounts';
+import { EnvelopeLifecycle } from './envelope-lifecycle';
 import { EnvelopeSender } from './envelope-sender';
 import { FeeBumper } from './fee-bumper';
 import { FeePolicy } from './fee-policy';
@@ -36,12 +37,15 @@ export class LedgerAccounts {
   private readonly feePolicy: FeePolicy;
   private readonly walletSubmitters = new Map<string, AccountSubmitter>();
   readonly sender: EnvelopeSender;
+  readonly lifecycle: EnvelopeLifecycle;
 
   constructor(private readonly options: LedgerOptions) {
     this.feePolicy = new FeePolicy(options.client, options.fees);
+    this.lifecycle = new EnvelopeLifecycle({ db: options.database.db, repository: options.journal, kinds: options.kinds });
     this.sender = new EnvelopeSender({
       client: options.client,
       journal: options.journal,
+      lifecycle: this.lifecycle,
       logger: options.logger,
       settleAttempts: options.timing.settleAttempts,
       settleBaseDelayMs: options.timing.settleBaseDelayMs,
@@ -123,6 +127,8 @@ export class LedgerAccounts {
     return new AccountSubmitter({
       client: this.options.client,
       journal: this.options.journal,
+      lifecycle: this.lifecycle,
+      kinds: this.options.kinds,
       sender: this.sender,
       bumper,
       source,

@@ -1,12 +1,13 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
-import type { EntryRow, EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
+import type { EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
 import type { PaystackClient } from '../clients/paystack.client';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import { auditReversals } from './reversal-audit';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
+import type { KindRegistry } from './kinds/registry';
 import { auditPayments, IN_FLIGHT_GRACE_MS } from './payment-audit';
 
 export interface AuditInput {
@@ -21,6 +22,8 @@ export interface AuditInput {
   distribution: string;
   /** How long a consumed payment may wait for its mint before it is a discrepancy. Default IN_FLIGHT_GRACE_MS. */
   inFlightGraceMs?: number;
+  /** The kinds of ledger write: how each counts in the supply, which claim payments and reversals. */
+  kinds: KindRegistry;
 }
 
 export interface AuditReport {
@@ -35,9 +38,6 @@ export interface AuditReport {
   inFlight: string[];
 }
 
-/** Journal kinds that move the token, matched one for one with payments on the ledger. */
-const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admin_mint', 'issue']);
-
 /**
  * Compares the payment provider, the database and the ledger, from the ledger's side and the journal's:
  * - every envelope's journal state against the ledger API (confirmed = applied, failed = not applied, none left
@@ -51,7 +51,9 @@ const TOKEN_KINDS = new Set<EntryRow['kind']>(['transfer', 'payment_mint', 'admi
  * Read-only. Each discrepancy is one line of the report.
  */
 export async function auditLedger(input: AuditInput): Promise<AuditReport> {
-  const { client, journal } = input;
+  const { client, journal, kinds } = input;
+  // Kinds that move the token, matched one for one with payments on the ledger.
+  const tokenKinds = kinds.withSupply('minted', 'sent', 'issued');
   const discrepancies: string[] = [];
   const envelopes = await journal.allEnvelopes();
   const entries = await journal.allEntries();
@@ -86,7 +88,7 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const listPayments = client.tokenPaymentsOf?.bind(client);
   const lists = listPayments ? await mapLimit([...serviceAccounts], 8, (key) => listPayments(key, input.asset)) : [];
   for (const list of lists) for (const p of list) payments.set(p.id, p);
-  const confirmed = entries.filter((e) => e.status === 'confirmed' && TOKEN_KINDS.has(e.kind));
+  const confirmed = entries.filter((e) => e.status === 'confirmed' && tokenKinds.has(e.kind));
   const keyOf = (hash: string, from: string, to: string, stroops: bigint) => `${hash} ${from} -> ${to} ${formatStroops(stroops)}`;
   const counts = new Map<string, { ledger: number; journal: number }>();
   const bump = (key: string, side: 'ledger' | 'journal') => {
@@ -104,7 +106,8 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
 
   // Balances against records, and the supply. A clawback is no payment on the ledger (the issuer
   // burns the tokens): it counts against its wallet's records and the supply, not in the match above.
-  const clawedBack = entries.filter((e) => e.status === 'confirmed' && e.kind === 'clawback');
+  const burnKinds = kinds.withSupply('burnt');
+  const clawedBack = entries.filter((e) => e.status === 'confirmed' && burnKinds.has(e.kind));
   let held = 0n;
   for (const key of walletKeys) {
     const account = await client.loadAccount(key, input.asset);
@@ -117,8 +120,10 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const distribution = await client.loadAccount(input.distribution, input.asset);
   const distributionLine = distribution ? balanceOf(distribution, input.asset) : undefined;
   held += distributionLine ? (parseTokenAmount(distributionLine.balance) ?? 0n) : 0n;
-  const issued = confirmed.filter((e) => e.kind === 'issue').reduce((sum, e) => sum + e.amountStroops, 0n) - clawedBack.reduce((sum, e) => sum + e.amountStroops, 0n);
-  const sentOutside = confirmed.filter((e) => e.kind === 'transfer' && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
+  const issueKinds = kinds.withSupply('issued');
+  const transferKinds = kinds.withSupply('sent');
+  const issued = confirmed.filter((e) => issueKinds.has(e.kind)).reduce((sum, e) => sum + e.amountStroops, 0n) - clawedBack.reduce((sum, e) => sum + e.amountStroops, 0n);
+  const sentOutside = confirmed.filter((e) => transferKinds.has(e.kind) && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
   if (issued !== held + sentOutside) {
     discrepancies.push(`supply: ${formatStroops(issued)} issued (less what clawbacks burnt), but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
   }
@@ -128,6 +133,7 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     provider: input.provider,
     payments: input.payments,
     entries,
+    mintKinds: kinds.claiming('payment'),
     now: new Date(),
     inFlightGraceMs: input.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS,
   });
@@ -135,7 +141,7 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
 
   // Reversals against clawbacks and debts: every reversal's tokens taken back by one confirmed
   // clawback or owed, and every charge the provider reversed after its mint recorded as reversed.
-  discrepancies.push(...auditReversals({ reversals: await input.reversals.all(), payments: paymentAudit.payments, entries, providerStatus: paymentAudit.providerStatus }));
+  discrepancies.push(...auditReversals({ reversals: await input.reversals.all(), payments: paymentAudit.payments, entries, clawbackKinds: kinds.claiming('reversal'), providerStatus: paymentAudit.providerStatus }));
 
   return {
     discrepancies,

@@ -4,6 +4,7 @@ import type { IdempotencyClaim } from '../db/repositories/idempotency.repository
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
 import { MAX_CHANNELS, channelKeys } from './channel-accounts';
+import { channelMergeCommand } from './kinds/channel-merge';
 import type { Journal } from './journal';
 import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
 import { bootstrapLedger, type SystemKeys } from './system-accounts';
@@ -83,7 +84,7 @@ export class LedgerBootstrap implements JournalWrites {
         busy.push(publicKey);
         continue;
       }
-      (await this.confirmed({ kind: 'channel_merge', channel: publicKey }) ? removed : busy).push(publicKey);
+      (await this.confirmed(channelMergeCommand(publicKey)) ? removed : busy).push(publicKey);
     }
     return { removed, busy };
   }

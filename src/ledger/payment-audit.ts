@@ -31,6 +31,8 @@ export interface PaymentAuditInput {
   payments: PaymentRepository;
   /** Every journal entry (the caller has read them). */
   entries: EntryRow[];
+  /** The kinds whose entries mint a payment's tokens (they claim its reference). */
+  mintKinds: ReadonlySet<string>;
   now: Date;
   inFlightGraceMs: number;
 }
@@ -77,7 +79,7 @@ export async function auditPayments(input: PaymentAuditInput): Promise<PaymentAu
   const paymentOf = new Map(payments.map((p) => [p.reference, p]));
   const mintsOf = new Map<string, EntryRow[]>();
   for (const e of input.entries) {
-    if (e.kind === 'payment_mint' && e.status === 'confirmed' && e.paymentReference) mintsOf.set(e.paymentReference, [...(mintsOf.get(e.paymentReference) ?? []), e]);
+    if (input.mintKinds.has(e.kind) && e.status === 'confirmed' && e.paymentReference) mintsOf.set(e.paymentReference, [...(mintsOf.get(e.paymentReference) ?? []), e]);
   }
 
   const firstRecord = earliest([...payments.map((p) => p.createdAt), ...input.entries.map((e) => e.createdAt)]);

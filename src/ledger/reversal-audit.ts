@@ -9,6 +9,8 @@ export interface ReversalAuditInput {
   payments: PaymentRow[];
   /** Every journal entry (clawbacks among them; each confirmed one was checked against the ledger by the caller). */
   entries: EntryRow[];
+  /** The kinds whose entries take a reversal's tokens back (they claim the reversal). */
+  clawbackKinds: ReadonlySet<string>;
   /** What the provider says of each reference (PaymentAudit.providerStatus). */
   providerStatus: Map<string, string>;
 }
@@ -25,7 +27,7 @@ export function auditReversals(input: ReversalAuditInput): string[] {
   const discrepancies: string[] = [];
   const clawbacksOf = new Map<string, EntryRow[]>();
   for (const e of input.entries) {
-    if (e.kind !== 'clawback' || e.status !== 'confirmed') continue;
+    if (!input.clawbackKinds.has(e.kind) || e.status !== 'confirmed') continue;
     if (!e.reversalId) {
       discrepancies.push(`clawback ${e.id}: confirmed without a reversal (${formatStroops(e.amountStroops)} from ${e.fromPublicKey})`);
       continue;

@@ -2,13 +2,18 @@ import type { Keypair } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../clients/ledger-api';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
+import type { EnvelopeLifecycle } from './envelope-lifecycle';
 import type { EnvelopeSender } from './envelope-sender';
+import type { KindRegistry } from './kinds/registry';
 import type { FeeBumper } from './fee-bumper';
 
 /** What an account's submitter is built with (ledger-accounts.ts): its account, lanes, stores and timing. */
 export interface AccountSubmitterOptions {
   client: LedgerApi;
   journal: JournalRepository;
+  lifecycle: EnvelopeLifecycle;
+  /** What each entry's kind makes of a refusal. */
+  kinds: KindRegistry;
   sender: EnvelopeSender;
   /** Pays every transaction's fee through a fee bump: no lane account needs XLM. */
   bumper: FeeBumper;

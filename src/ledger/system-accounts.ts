@@ -5,6 +5,9 @@ import type { SystemAccountName, SystemAccountRepository } from '../db/repositor
 import { errorReason } from '../errors/loggable-error';
 import type { Logger } from '../logger';
 import type { WalletCipher } from '../security/wallet-cipher';
+import { channelFundingCommand } from './kinds/channel-funding';
+import { issuerFlagsCommand } from './kinds/issuer-flags';
+import { trustlineCommand } from './kinds/trustline';
 import type { WriteCommand } from './write-command';
 
 export interface SystemKeys {
@@ -50,7 +53,7 @@ export async function bootstrapLedger(input: {
   logger: Logger;
   channels: Keypair[];
   /** A journal write of one of the bootstrap's commands: true once the network applied it. */
-  write(command: Extract<WriteCommand, { kind: 'trustline' | 'channel_funding' | 'issuer_flags' }>): Promise<boolean>;
+  write(command: WriteCommand): Promise<boolean>;
 }): Promise<void> {
   const { client, keys, asset, friendbotUrl, logger } = input;
   for (const [name, pair] of [
@@ -69,12 +72,12 @@ export async function bootstrapLedger(input: {
   const distribution = await client.loadAccount(keys.distribution.publicKey(), asset);
   if (distribution && !balanceOf(distribution, asset)) {
     logger.info({ asset: asset.getCode() }, 'distribution account trusting the token');
-    done(await input.write({ kind: 'trustline' }), 'the distribution trustline');
+    done(await input.write(trustlineCommand()), 'the distribution trustline');
   }
   const missing: Keypair[] = [];
   for (const channel of input.channels) if (!(await client.loadAccount(channel.publicKey()))) missing.push(channel);
   if (missing.length > 0) logger.info({ count: missing.length }, 'creating channel accounts');
-  const writes = await Promise.all(missing.map((channel) => input.write({ kind: 'channel_funding', channel: channel.publicKey() })));
+  const writes = await Promise.all(missing.map((channel) => input.write(channelFundingCommand(channel.publicKey()))));
   for (const w of writes) done(w, 'a channel account');
 }
 
@@ -89,7 +92,7 @@ async function enableClawback(input: Parameters<typeof bootstrapLedger>[0]): Pro
   if (!account || (account.flags.authRevocable && account.flags.authClawbackEnabled)) return;
   input.logger.info({ issuer }, 'issuer enabling clawback');
   try {
-    const confirmed = await input.write({ kind: 'issuer_flags' });
+    const confirmed = await input.write(issuerFlagsCommand());
     if (!confirmed) input.logger.warn({ issuer }, 'the issuer\'s clawback flags are not confirmed yet: the journal finishes them');
   } catch (err) {
     input.logger.warn({ issuer, reason: errorReason(err) }, 'the issuer could not enable clawback: reversed payments become debts');

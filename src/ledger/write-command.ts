@@ -3,32 +3,18 @@ import type { IdempotencyClaim } from '../db/repositories/idempotency.repository
 import type { EntryRow } from '../db/repositories/journal.repository';
 
 /**
- * What a use case asks the journal to write, as data: one kind per entry kind. What it claims in
- * the transaction that commits it follows from the data: a payment mint consumes its payment
- * reference, a clawback takes its reversal, and any command may carry the request's
- * Idempotency-Key (WriteOptions).
+ * What a use case asks the journal to write, as data: `kind` names the entry kind that handles it,
+ * and each kind's file under kinds/ exports its command and the function that makes one
+ * (`transferCommand`...). What a command claims in the transaction that commits it is its kind's
+ * (a payment mint consumes its payment reference, a clawback takes its reversal); any command may
+ * carry the request's Idempotency-Key (WriteOptions).
  */
-export type WriteCommand =
-  /** Tokens from a user's wallet (`from`, its public key): its sealed secret is opened only to sign. */
-  | { kind: 'transfer'; userId: string; from: string; to: string; stroops: bigint }
-  /** An admin's mint from the distribution account. */
-  | { kind: 'admin_mint'; userId: string; to: string; stroops: bigint }
-  /** A verified payment's mint: consumes the reference (paid -> minting), once. */
-  | { kind: 'payment_mint'; reference: string; userId: string; to: string; stroops: bigint }
-  /** A reversed payment's tokens back from the buyer's wallet: takes the reversal (waiting -> clawing), once. */
-  | { kind: 'clawback'; reversalId: string; userId: string; from: string; stroops: bigint }
-  /** New tokens from the issuing account to the distribution account. */
-  | { kind: 'issue'; stroops: bigint }
-  /**
-   * A new wallet (its public key) on the network: its account and its token trustline. `fresh`: the
-   * key pair was just generated, so the account cannot exist yet and the network is not asked.
-   */
-  | { kind: 'activation'; userId: string; wallet: string; fresh: boolean; startingXlm: string }
-  /** The bootstrap's writes from the distribution account (ledger-bootstrap.ts). */
-  | { kind: 'trustline' }
-  | { kind: 'issuer_flags' }
-  | { kind: 'channel_funding'; channel: string }
-  | { kind: 'channel_merge'; channel: string };
+export type WriteCommand = KindCommand;
+
+/** What a use case asks the journal to write: `kind` names the entry kind (kinds/registry.ts) that handles it. */
+export interface KindCommand {
+  readonly kind: string;
+}
 
 export interface WriteOptions {
   /** The request's Idempotency-Key, bound to the entry in the transaction that commits it. */

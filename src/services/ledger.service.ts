@@ -5,6 +5,9 @@ import type { CountedRecordTuple, TransactionRepository } from '../db/repositori
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
+import { adminMintCommand } from '../ledger/kinds/admin-mint';
+import { issueCommand } from '../ledger/kinds/issue';
+import { transferCommand } from '../ledger/kinds/transfer';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import { answeredWrite, type AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerAccount, TokenReads } from '../ledger/token-reads';
@@ -68,7 +71,7 @@ export class LedgerService {
     if (balance - held < stroops) {
       throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.deps.tokenCode} are held while a payment of yours is disputed`);
     }
-    return answeredWrite(await this.deps.journal.write({ kind: 'transfer', userId, from: sender.publicKey, to: receiver, stroops }, { idempotency }), this.deps.tokenCode);
+    return answeredWrite(await this.deps.journal.write(transferCommand({ userId, from: sender.publicKey, to: receiver, stroops }), { idempotency }), this.deps.tokenCode);
   }
 
   /**
@@ -80,7 +83,7 @@ export class LedgerService {
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
     if (assetCode !== this.deps.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.deps.tokenCode}`);
     await this.deps.ledger.asset();
-    return answeredWrite(await this.deps.journal.write({ kind: 'issue', stroops }, { idempotency }), this.deps.tokenCode);
+    return answeredWrite(await this.deps.journal.write(issueCommand({ stroops }), { idempotency }), this.deps.tokenCode);
   }
 
   /**
@@ -92,7 +95,7 @@ export class LedgerService {
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
     await this.deps.ledger.asset();
     const wallet = await this.activeWallet(userId, 'User');
-    return answeredWrite(await this.deps.journal.write({ kind: 'admin_mint', userId, to: wallet.publicKey, stroops }, { idempotency }), this.deps.tokenCode);
+    return answeredWrite(await this.deps.journal.write(adminMintCommand({ userId, to: wallet.publicKey, stroops }), { idempotency }), this.deps.tokenCode);
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */

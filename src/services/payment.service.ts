@@ -8,6 +8,7 @@ import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts'
 import { providerVerdict, type PaymentState } from '../domain/payment-lifecycle';
 import { AppError } from '../errors/app-error';
 import { errorReason } from '../errors/loggable-error';
+import { paymentMintCommand } from '../ledger/kinds/payment-mint';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { Logger } from '../logger';
 
@@ -220,7 +221,7 @@ export class PaymentService {
       return 'covered_by_debt';
     }
     // The write consumes the reference (paid -> minting) in the transaction that commits the mint's entry.
-    const mint = { kind: 'payment_mint', reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint } as const;
+    const mint = paymentMintCommand({ reference: payment.reference, userId: payment.userId, to: destination, stroops: toMint });
     const result = await this.deps.journal.write(mint, { waitMs: this.deps.options.mintWaitMs });
     if (!result.written) return 'taken_elsewhere';
     return result.outcome.status === 'confirmed' ? 'confirmed' : 'in_journal';

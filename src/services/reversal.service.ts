@@ -1,6 +1,7 @@
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { NewReversal, ReversalRepository, ReversalRow } from '../db/repositories/reversal.repository';
 import { parseTokenAmount } from '../domain/amounts';
+import { clawbackCommand } from '../ledger/kinds/clawback';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { TokenReads } from '../ledger/token-reads';
 import type { Logger } from '../logger';
@@ -114,7 +115,7 @@ export class ReversalService extends QueueWorker<ReversalRow> {
     // The write takes the reversal (waiting -> clawing) in the transaction that commits the clawback's
     // entry; what the network answers is settled on the reversal by the journal, so nothing here reads it.
     await this.deps.journal.write(
-      { kind: 'clawback', reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount },
+      clawbackCommand({ reversalId: reversal.id, userId: payment.userId, from: wallet!, stroops: amount }),
       { waitMs: this.deps.options.clawbackWaitMs },
     );
   }

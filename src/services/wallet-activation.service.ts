@@ -1,4 +1,5 @@
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
+import { activation, activationCommand } from '../ledger/kinds/activation';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import type { Logger } from '../logger';
 import { BackgroundWorker } from '../workers/background-worker';
@@ -30,7 +31,7 @@ export class WalletActivationService extends BackgroundWorker implements WalletA
 
   /** Gives every pending wallet without a live journal entry a new one. */
   protected async pass(): Promise<void> {
-    const pending = await this.wallets.listPendingUnjournaled(500);
+    const pending = await this.wallets.listPendingUnjournaled(500, activation.name);
     await Promise.all(pending.map((w) => this.activateOne(w, false, 0)));
   }
 
@@ -59,7 +60,10 @@ export class WalletActivationService extends BackgroundWorker implements WalletA
 
   private async activateOne(wallet: WalletRow, fresh: boolean, waitMs: number): Promise<void> {
     try {
-      const result = await this.journal.write({ kind: 'activation', userId: wallet.userId, wallet: wallet.publicKey, fresh, startingXlm: this.options.startingXlm }, { waitMs });
+      const command = activationCommand({ userId: wallet.userId, wallet: wallet.publicKey, fresh, startingXlm: this.options.startingXlm });
+      const result = await this.journal.write(command, { waitMs });
+      // The network already holds the wallet whole: nothing to write, it is simply active.
+      if (!result.written && result.reason === 'nothing_to_do') await this.wallets.markActive(wallet.userId);
       if (result.written && result.outcome.status === 'failed') throw result.outcome.error;
     } catch (err) {
       // A fresh key pair's account already on the ledger (op_already_exists: someone funded the

@@ -1,7 +1,8 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Container } from '../../src/container';
 import type { DatabaseHandle } from '../../src/db/client';
-import { ledgerEntries, ledgerEnvelopes, RECORD_KINDS, type EntryKind } from '../../src/db/schema';
+import { ledgerEntries, ledgerEnvelopes, type EntryKind } from '../../src/db/schema';
+import { standardKinds } from '../../src/ledger/kinds/registry';
 import { queryRows } from './database-state';
 import type { TestApp } from './test-app';
 
@@ -59,7 +60,7 @@ export async function recordRowsOf(app: TestApp, userId: string) {
   return app.container.database.db
     .select()
     .from(ledgerEntries)
-    .where(and(eq(ledgerEntries.userId, userId), inArray(ledgerEntries.kind, [...RECORD_KINDS])))
+    .where(and(eq(ledgerEntries.userId, userId), inArray(ledgerEntries.kind, standardKinds().recordKinds as EntryKind[])))
     .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id));
 }
 

@@ -1,14 +1,17 @@
 import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client';
-import { JournalRepository, type CommitResult, type EntryClaim, type NewEntry, type NewEnvelope } from '../../src/db/repositories/journal.repository';
+import { JournalRepository, type NewEntry, type NewEnvelope } from '../../src/db/repositories/journal.repository';
+import type { IdempotencyClaim } from '../../src/db/repositories/idempotency.repository';
+import { commitEntry, type Committed as CommitResult } from '../../src/ledger/entry-commit';
+import { standardKinds } from '../../src/ledger/kinds/registry';
 import { PaymentRepository } from '../../src/db/repositories/payment.repository';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
 
-// JournalRepository.commit takes an entry's claim (a request's key, a payment reference, a reversal)
-// and writes the entry in one transaction. Each race below is two commits sent at once on two
+// commitEntry takes an entry's claims (a request's key, its kind's claim: a payment reference, a
+// reversal) and writes the entry in one transaction. Each race below is two commits sent at once on two
 // connections of the pool: PostgreSQL makes the later one wait on the row the first claimed, and the
 // loser must come back with a result that says why, having written nothing. Whichever of the two
 // PostgreSQL lets in first, exactly one entry stands.
@@ -23,6 +26,10 @@ beforeEach(async () => {
   db = database.db;
   journal = new JournalRepository(db);
 });
+
+const kinds = standardKinds();
+/** The journal's commit of `entry`, with the request's key when given. */
+const commit = (e: NewEntry, key?: IdempotencyClaim) => commitEntry({ db, repository: journal, leaseMs: LEASE_MS }, kinds.of(e.kind), e, key);
 
 function entry(kind: NewEntry['kind'], fields: Partial<NewEntry> = {}): NewEntry {
   return { kind, userId: crypto.randomUUID(), fromPublicKey: 'GFROM', toPublicKey: 'GTO', amountStroops: 70_000_000n, assetCode: 'WLT', ...fields };
@@ -40,13 +47,12 @@ async function entries(): Promise<(typeof ledgerEntries.$inferSelect)[]> {
   return db.select().from(ledgerEntries);
 }
 
-describe('JournalRepository.commit: one entry per claim, whoever races', () => {
+describe('commitEntry: one entry per claim, whoever races', () => {
   it('binds one Idempotency-Key to one entry; the other request learns the entry that won and writes nothing', async () => {
     const key = { callerId: crypto.randomUUID(), route: 'ledger.transfer', key: 'retry-me', requestHash: 'h1' };
-    const claim: EntryClaim = { kind: 'key', key };
     const transfer = entry('transfer');
 
-    const [won, lost] = oneWinner(await Promise.all([journal.commit(transfer, claim, LEASE_MS), journal.commit(transfer, claim, LEASE_MS)]));
+    const [won, lost] = oneWinner(await Promise.all([commit(transfer, key), commit(transfer, key)]));
 
     expect(lost).toMatchObject({ reason: 'key_taken', key: { entryId: won.entry.id, requestHash: 'h1' } });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
@@ -59,13 +65,12 @@ describe('JournalRepository.commit: one entry per claim, whoever races', () => {
     const userId = crypto.randomUUID();
     await repo.insertInitialized({ reference, userId, amountKobo: 50_000n }, 0);
     await repo.recordPaid(reference, { status: 'success' });
-    const claim: EntryClaim = { kind: 'payment', reference };
     const mints = [
       entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-A', amountStroops: 5_000_000_000n }),
       entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-B', amountStroops: 4_000_000_000n }),
     ];
 
-    const [won, lost] = oneWinner(await Promise.all(mints.map((m) => journal.commit(m, claim, LEASE_MS))));
+    const [won, lost] = oneWinner(await Promise.all(mints.map((m) => commit(m))));
 
     expect(lost).toEqual({ committed: false, reason: 'claimed' });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
@@ -78,7 +83,7 @@ describe('JournalRepository.commit: one entry per claim, whoever races', () => {
     const reference = `wlt-${crypto.randomUUID()}`;
     await repo.insertInitialized({ reference, userId: crypto.randomUUID(), amountKobo: 50_000n }, 0);
 
-    expect(await journal.commit(entry('payment_mint', { paymentReference: reference }), { kind: 'payment', reference }, LEASE_MS)).toEqual({ committed: false, reason: 'claimed' });
+    expect(await commit(entry('payment_mint', { paymentReference: reference }))).toEqual({ committed: false, reason: 'claimed' });
     expect(await entries()).toEqual([]);
     expect((await db.select().from(payments).where(eq(payments.reference, reference)))[0]?.status).toBe('initialized');
   });
@@ -88,10 +93,9 @@ describe('JournalRepository.commit: one entry per claim, whoever races', () => {
       .insert(paymentReversals)
       .values({ key: 'refund:1', paymentReference: 'wlt-x', userId: crypto.randomUUID(), cause: 'refund', amountKobo: 50_000n, tokensStroops: 5_000_000_000n })
       .returning();
-    const claim: EntryClaim = { kind: 'reversal', reversalId: reversal!.id };
     const clawback = entry('clawback', { reversalId: reversal!.id });
 
-    const [won, lost] = oneWinner(await Promise.all([journal.commit(clawback, claim, LEASE_MS), journal.commit(clawback, claim, LEASE_MS)]));
+    const [won, lost] = oneWinner(await Promise.all([commit(clawback), commit(clawback)]));
 
     expect(lost).toEqual({ committed: false, reason: 'claimed' });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
@@ -102,11 +106,11 @@ describe('JournalRepository.commit: one entry per claim, whoever races', () => {
     const userId = crypto.randomUUID();
     const activation = entry('activation', { userId, assetCode: 'XLM', amountStroops: 0n });
 
-    const [won, lost] = oneWinner(await Promise.all([journal.commit(activation, undefined, LEASE_MS), journal.commit(activation, undefined, LEASE_MS)]));
+    const [won, lost] = oneWinner(await Promise.all([commit(activation), commit(activation)]));
     expect(lost).toEqual({ committed: false, reason: 'live' });
 
     await db.update(ledgerEntries).set({ status: 'failed', failureCode: 'op_underfunded' }).where(eq(ledgerEntries.id, won.entry.id));
-    const again = await journal.commit(activation, undefined, LEASE_MS);
+    const again = await commit(activation);
     expect(again.committed).toBe(true);
     expect((await entries()).map((e) => e.status).sort()).toEqual(['failed', 'pending']);
   });
@@ -122,7 +126,7 @@ describe('JournalRepository.attach: an entry rides in one open envelope, whoever
   async function pendingEntries(n: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const result = await journal.commit(entry('transfer'), undefined, LEASE_MS);
+      const result = await commit(entry('transfer'));
       if (!result.committed) throw new Error('the fixture entry was not committed');
       ids.push(result.entry.id);
     }

@@ -1,26 +1,30 @@
-import crypto from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../client';
+import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
-import { OPEN_ENVELOPE, confirmEnvelope, failEnvelope, type AppliedEnvelope, type EntryVerdict, type FailOptions } from './envelope-settlement';
-import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from './idempotency.repository';
+import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
 import { claimDueRows, msFromNow } from './leased-claims';
-import { paymentMintStarted } from './payment.repository';
-import { reversalClawbackStarted } from './reversal.repository';
 import { first } from './rows';
-
-export type { EntryVerdict } from './envelope-settlement';
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 
-/** What a new entry claims in the transaction that commits it: a request's key, a payment reference, a reversal. */
-export type EntryClaim = { kind: 'key'; key: IdempotencyClaim } | { kind: 'payment'; reference: string } | { kind: 'reversal'; reversalId: string };
-
-export type CommitResult =
-  | { committed: true; entry: EntryRow }
-  | { committed: false; reason: 'key_taken'; key: IdempotencyRow }
-  | { committed: false; reason: 'claimed' | 'live' };
 export type EnvelopeRow = typeof ledgerEnvelopes.$inferSelect;
+
+/** What becomes of an entry whose envelope was refused: it rides again in a new one, or it is over (failed, with its code). */
+export interface EntryVerdict {
+  entryId: string;
+  final: boolean;
+  code: string;
+}
+
+/** How the ledger applied an envelope: at which ledger, the fee charged, the fee bump's hash. */
+export interface AppliedEnvelope {
+  ledger: number;
+  feeCharged?: bigint;
+  hash?: string;
+}
+
+const OPEN_ENVELOPE = OPEN_ENVELOPE_STATES;
+const OPEN_ENTRY = ['pending', 'submitted'] as const;
 export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
   Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId'>>;
 export interface NewEnvelope {
@@ -60,34 +64,19 @@ export class JournalRepository {
   constructor(private readonly db: Database) {}
 
   /**
-   * Commits a new entry, leased to the caller for `leaseMs`, in one transaction with what it
-   * claims (EntryClaim). The claim goes first and is one conditional statement that writes nothing
-   * when it loses, so concurrent callers queue on the claimed row and every loser commits nothing:
-   * `key_taken` (with the key's row, bound by an earlier request) or `claimed`. `live`: the entry's
-   * own unique index already holds a live entry for the same thing (a wallet's activation).
+   * Inserts a new entry, leased to the caller for `leaseMs`, in the caller's transaction (the
+   * journal commits it with its claims). Undefined when one of the partial unique indexes already
+   * holds a live entry for the same thing (one live mint per payment, clawback per reversal,
+   * activation per wallet): nothing is inserted.
    */
-  async commit(entry: NewEntry, claim: EntryClaim | undefined, leaseMs: number): Promise<CommitResult> {
-    return this.db.transaction(async (tx): Promise<CommitResult> => {
-      const id = crypto.randomUUID();
-      if (claim?.kind === 'key') {
-        const taken = await idempotencyKeyBound(tx, claim.key, id);
-        if (taken) return { committed: false, reason: 'key_taken', key: taken };
-      }
-      if (claim?.kind === 'payment' && !(await paymentMintStarted(tx, { reference: claim.reference, stroops: entry.amountStroops, to: entry.toPublicKey }))) {
-        return { committed: false, reason: 'claimed' };
-      }
-      if (claim?.kind === 'reversal' && !(await reversalClawbackStarted(tx, claim.reversalId, id))) return { committed: false, reason: 'claimed' };
-      const [row] = await tx
-        .insert(ledgerEntries)
-        .values({ ...entry, id, leaseUntil: msFromNow(leaseMs) })
-        // Without a target: any of the partial unique indexes (one live entry per payment, reversal, activation).
-        .onConflictDoNothing()
-        .returning();
-      if (row) return { committed: true, entry: row };
-      // The claim above is what stops a second entry; an index firing behind a won claim is a broken invariant.
-      if (claim) throw new Error(`a live ${entry.kind} entry already stands for a claim this caller won`);
-      return { committed: false, reason: 'live' };
-    });
+  async insertEntry(tx: Executor, entry: NewEntry & { id: string }, leaseMs: number): Promise<EntryRow | undefined> {
+    const [row] = await tx
+      .insert(ledgerEntries)
+      .values({ ...entry, leaseUntil: msFromNow(leaseMs) })
+      // Without a target: any of the partial unique indexes.
+      .onConflictDoNothing()
+      .returning();
+    return row;
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {
@@ -142,8 +131,8 @@ export class JournalRepository {
     return this.db.transaction(async (tx) => {
       const [row] = await tx
         .update(ledgerEnvelopes)
-        .set({ status: 'submitted', submitCount: sql`${ledgerEnvelopes.submitCount} + 1`, updatedAt: new Date() })
-        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+        .set({ status: ENVELOPE_MOVES.sent.to, submitCount: sql`${ledgerEnvelopes.submitCount} + 1`, updatedAt: new Date() })
+        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, ENVELOPE_MOVES.sent.from)))
         .returning({ submitCount: ledgerEnvelopes.submitCount });
       if (!row) return undefined;
       if (row.submitCount === 1) {
@@ -157,19 +146,56 @@ export class JournalRepository {
   }
 
   /**
-   * The ledger applied the envelope: it, its entries and what they stand for are confirmed in one
-   * transaction (envelope-settlement.ts). Idempotent. False when the envelope was not open.
+   * The ledger applied the envelope (`applied`): it and its open entries are confirmed, in the
+   * caller's transaction. Returns the entries confirmed, or undefined when the envelope was not
+   * open (settled elsewhere): nothing changed.
    */
-  async confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
-    return this.db.transaction((tx) => confirmEnvelope(tx, envelopeId, hash, applied));
+  async confirmEnvelope(tx: Executor, envelopeId: string, applied: AppliedEnvelope): Promise<EntryRow[] | undefined> {
+    const { ledger } = applied;
+    const moved = await this.move(tx, envelopeId, 'applied', { ledger, feeCharged: applied.feeCharged, outerHash: applied.hash });
+    if (!moved) return undefined;
+    return tx
+      .update(ledgerEntries)
+      .set({ status: 'confirmed', ledger, updatedAt: new Date() })
+      .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY)))
+      .returning();
   }
 
   /**
-   * The envelope failed (envelope-settlement.ts says when that may be recorded). False when it was
-   * not in that state: nothing changed, its outcome is still unknown.
+   * The envelope failed (`refused` or `neverApplies`), with `failure` saying why, in the caller's
+   * transaction. Each entry with a final verdict is failed with its code; every other entry in it
+   * waits for a new envelope. Returns the entries failed for good, or undefined when the move was
+   * not allowed (envelope-lifecycle.ts): nothing changed, its outcome is still unknown.
    */
-  async fail(envelopeId: string, failure: string, verdicts: EntryVerdict[], options: FailOptions): Promise<boolean> {
-    return this.db.transaction((tx) => failEnvelope(tx, envelopeId, failure, verdicts, options));
+  async failEnvelope(tx: Executor, envelopeId: string, move: 'refused' | 'neverApplies', failure: string, verdicts: EntryVerdict[], ledger?: number): Promise<EntryRow[] | undefined> {
+    const moved = await this.move(tx, envelopeId, move, { failure, ledger: ledger ?? null });
+    if (!moved) return undefined;
+    const failed: EntryRow[] = [];
+    for (const v of verdicts.filter((verdict) => verdict.final)) {
+      failed.push(
+        ...(await tx
+          .update(ledgerEntries)
+          .set({ status: 'failed', failureCode: v.code, updatedAt: new Date() })
+          .where(and(eq(ledgerEntries.id, v.entryId), eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY)))
+          .returning()),
+      );
+    }
+    await tx
+      .update(ledgerEntries)
+      .set({ status: 'pending', updatedAt: new Date() })
+      .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY)));
+    return failed;
+  }
+
+  /** One move of envelope-lifecycle.ts as one conditional statement: true when this caller made it. */
+  private async move(tx: Executor, envelopeId: string, name: EnvelopeMoveName, fields: Partial<EnvelopeRow>): Promise<boolean> {
+    const move: { from: readonly EnvelopeRow['status'][]; to: EnvelopeRow['status']; firstSendOnly?: boolean } = ENVELOPE_MOVES[name];
+    const rows = await tx
+      .update(ledgerEnvelopes)
+      .set({ ...fields, status: move.to, updatedAt: new Date() })
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, move.from), move.firstSendOnly ? eq(ledgerEnvelopes.submitCount, 1) : undefined))
+      .returning({ id: ledgerEnvelopes.id });
+    return rows.length > 0;
   }
 
   /**

@@ -110,7 +110,7 @@ export class PaymentRepository {
 }
 
 // The journal's settlement of payments' mint entries: each runs in the transaction that settles
-// the mint's envelope (src/db/repositories/envelope-settlement.ts).
+// the mint's envelope (src/ledger/envelope-lifecycle.ts, through the payment_mint kind).
 
 /** The ledger applied these payments' mints. */
 /** Makes `move` if the payment is in one of its `from` states (one conditional statement); undefined if another caller got there first. */

@@ -110,7 +110,7 @@ export class ReversalRepository {
 }
 
 // The journal's settlement of clawback entries: each runs in the transaction that settles the
-// clawback's envelope (src/db/repositories/envelope-settlement.ts).
+// clawback's envelope (src/ledger/envelope-lifecycle.ts, through the clawback kind).
 
 /** The ledger applied these clawbacks: their reversals are done, and what did not come back is debt. */
 export async function clawbacksConfirmed(tx: Executor, entries: { reversalId: string | null; entryId: string; amountStroops: bigint }[]): Promise<void> {

@@ -1,7 +1,7 @@
-import { count, inArray } from 'drizzle-orm';
+import { count, inArray, type SQL } from 'drizzle-orm';
 import type { Pool } from 'pg';
 import type { Database } from '../client';
-import { ledgerEntries as transactions, RECORD_KINDS } from '../schema';
+import { ledgerEntries as transactions } from '../schema';
 
 /** A transaction record is a journal entry of a token-moving kind (see ledgerEntries). */
 export type TransactionRow = typeof transactions.$inferSelect;
@@ -42,38 +42,43 @@ const RECORD_COLUMNS = `e.id, e.ledger_transaction_id, e.from_public_key, e.to_p
 
 /**
  * The pages' SQL, as named prepared statements (parsed and planned once per connection). The
- * kinds are RECORD_KINDS as literals: the partial indexes' predicate, so the indexes serve.
+ * record kinds (the registry's, src/ledger/kinds/registry.ts) are written into the text as
+ * literals: the partial indexes' predicate, so the indexes serve (a parameter would not prove it).
  */
-const USER_PAGE = {
-  name: 'user_record_page_counted',
-  // The count first and the page joined to it, so an empty page still says the total. One round
-  // trip: the count used to be a query of its own, on a second connection of the pool.
-  text: `select p.*, c.total
-  from (select count(*)::int as total from ledger_entries where user_id = $1 and kind in ('transfer', 'payment_mint', 'admin_mint')) c
+export function pageStatements(recordKinds: readonly string[]) {
+  const kinds = recordKinds.map(sqlLiteral).join(', ');
+  const user = {
+    name: 'user_record_page_counted',
+    // The count first and the page joined to it, so an empty page still says the total. One round
+    // trip: the count used to be a query of its own, on a second connection of the pool.
+    text: `select p.*, c.total
+  from (select count(*)::int as total from ledger_entries where user_id = $1 and kind in (${kinds})) c
   left join (
     select ${RECORD_COLUMNS}
     from ledger_entries e
-    where e.user_id = $1 and e.kind in ('transfer', 'payment_mint', 'admin_mint')
+    where e.user_id = $1 and e.kind in (${kinds})
     order by e.created_at desc, e.id desc
     limit $2 offset $3
   ) p on true`,
-  rowMode: 'array',
-} as const;
-const ADMIN_PAGE = {
-  name: 'admin_record_page',
-  text: `select ${RECORD_COLUMNS}, u.username, u.email
+    rowMode: 'array',
+  } as const;
+  const admin = {
+    name: 'admin_record_page',
+    text: `select ${RECORD_COLUMNS}, u.username, u.email
   from ledger_entries e left join users u on u.id = e.user_id
-  where e.kind in ('transfer', 'payment_mint', 'admin_mint')
+  where e.kind in (${kinds})
   order by e.created_at desc, e.id desc
   limit $1 offset $2`,
-  rowMode: 'array',
-} as const;
+    rowMode: 'array',
+  } as const;
+  return { user, admin };
+}
 
-/** The two pages' statements, for the bench's EXPLAIN of what the routes run (bench/scenarios/growth.ts). */
-export const PAGE_STATEMENTS = { user: USER_PAGE, admin: ADMIN_PAGE } as const;
-
-/** Matches the partial indexes' predicate, so they serve the lists. */
-const isRecord = inArray(transactions.kind, [...RECORD_KINDS]);
+/** A kind's name as an SQL string literal: kind names are lower-case words, anything else is a bug. */
+function sqlLiteral(kind: string): string {
+  if (!/^[a-z][a-z0-9_]*$/.test(kind)) throw new Error(`an entry kind's name must be a lower-case word: ${kind}`);
+  return `'${kind}'`;
+}
 
 /** How long the total of all records may be served from memory before it is counted again. */
 const TOTAL_TTL_MS = 10_000;
@@ -88,8 +93,18 @@ export class TransactionRepository {
   /** The pool under Drizzle: the pages run on it directly, in array mode. */
   private readonly pool: Pool;
 
-  constructor(private readonly db: Database) {
+  private readonly statements: ReturnType<typeof pageStatements>;
+  private readonly isRecord: SQL;
+
+  /** `recordKinds`: the kinds listed as transaction records (KindRegistry.recordKinds). */
+  constructor(
+    private readonly db: Database,
+    recordKinds: readonly string[],
+  ) {
     this.pool = (db as unknown as { $client: Pool }).$client;
+    this.statements = pageStatements(recordKinds);
+    // Matches the partial indexes' predicate, so they serve the count.
+    this.isRecord = inArray(transactions.kind, recordKinds as TransactionRow['kind'][]);
   }
 
   /**
@@ -101,7 +116,7 @@ export class TransactionRepository {
    * (user_id, created_at, id) index, read backwards, serves it without a sort.
    */
   async userPage(userId: string, limit: number, offset: number): Promise<{ rows: CountedRecordTuple[]; total: number }> {
-    const { rows } = await this.pool.query<CountedRecordTuple>({ ...USER_PAGE, values: [userId, limit, offset] });
+    const { rows } = await this.pool.query<CountedRecordTuple>({ ...this.statements.user, values: [userId, limit, offset] });
     // Each row ends with the total; a page past the end is one row of nulls and the total. The rows
     // are handed on as they are: a record is read by position, and the total after it is not read.
     const total = rows[0]?.[RECORD_WIDTH] ?? 0;
@@ -110,7 +125,7 @@ export class TransactionRepository {
 
   /** One page of every user's records with the owner's username and e-mail, newest first (the admin list). */
   async adminPage(limit: number, offset: number): Promise<OwnedRecordTuple[]> {
-    return (await this.pool.query<OwnedRecordTuple>({ ...ADMIN_PAGE, values: [limit, offset] })).rows;
+    return (await this.pool.query<OwnedRecordTuple>({ ...this.statements.admin, values: [limit, offset] })).rows;
   }
 
   async countAll(): Promise<number> {
@@ -128,7 +143,7 @@ export class TransactionRepository {
 
   private async countAllNow(): Promise<number> {
     const countedAt = Date.now();
-    const [row] = await this.db.select({ n: count() }).from(transactions).where(isRecord);
+    const [row] = await this.db.select({ n: count() }).from(transactions).where(this.isRecord);
     const value = row?.n ?? 0;
     this.total = { value, countedAt };
     return value;

@@ -21,15 +21,15 @@ export class WalletRepository {
     return first(this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey)));
   }
 
-  /** Pending wallets with no live activation in the journal (a crash or a final refusal left them). */
-  async listPendingUnjournaled(limit: number): Promise<WalletRow[]> {
+  /** Pending wallets with no live entry of `activationKind` in the journal (a crash or a final refusal left them). */
+  async listPendingUnjournaled(limit: number, activationKind: string): Promise<WalletRow[]> {
     return this.db
       .select()
       .from(wallets)
       .where(
         and(
           eq(wallets.status, 'pending'),
-          sql`not exists (select 1 from ${ledgerEntries} e where e.kind = 'activation' and e.user_id = ${wallets.userId} and e.status <> 'failed')`,
+          sql`not exists (select 1 from ${ledgerEntries} e where e.kind = ${activationKind} and e.user_id = ${wallets.userId} and e.status <> 'failed')`,
         ),
       )
       .limit(limit);

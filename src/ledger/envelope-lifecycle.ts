@@ -1,0 +1,53 @@
+import type { Database } from '../db/client';
+import type { AppliedEnvelope, EntryRow, EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
+import type { KindRegistry } from './kinds/registry';
+
+/** How a failure may be recorded: `proven` by ledger evidence (any open envelope), or else only a first and only send's. */
+export interface FailOptions {
+  proven: boolean;
+  ledger?: number;
+}
+
+/**
+ * Settles envelopes: each move of domain/envelope-lifecycle.ts in one database transaction with
+ * what it means for the entries it carries and the rows they stand for, which each entry's kind
+ * decides (a payment minted, a reversal's tokens taken back, a wallet active). The sender, the
+ * submitters and the reconciler settle through here, so an envelope is settled one way whoever
+ * meets its fate.
+ */
+export class EnvelopeLifecycle {
+  constructor(private readonly deps: { db: Database; repository: JournalRepository; kinds: KindRegistry }) {}
+
+  /** The ledger applied the envelope (`hash`, its inner transaction). False when it was not open: settled elsewhere. */
+  confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
+    return this.deps.db.transaction(async (tx) => {
+      const entries = await this.deps.repository.confirmEnvelope(tx, envelopeId, applied);
+      if (!entries) return false;
+      for (const [kind, ofKind] of byKind(entries)) await this.deps.kinds.of(kind).confirmed?.(tx, ofKind, hash);
+      return true;
+    });
+  }
+
+  /**
+   * The envelope failed: `failure` says why (result codes, not_delivered, never_applies). Unless
+   * `proven`, only its first and only send's failure counts (a refusal of a resubmission proves
+   * nothing: the first send may have applied). Entries with a final verdict are over, their kinds
+   * say what that changes; the others ride again. False when the move was not allowed: nothing
+   * changed, its outcome is still unknown.
+   */
+  fail(envelopeId: string, failure: string, verdicts: EntryVerdict[], options: FailOptions): Promise<boolean> {
+    return this.deps.db.transaction(async (tx) => {
+      const move = options.proven ? 'neverApplies' : 'refused';
+      const failed = await this.deps.repository.failEnvelope(tx, envelopeId, move, failure, verdicts, options.ledger);
+      if (!failed) return false;
+      for (const [kind, ofKind] of byKind(failed)) await this.deps.kinds.of(kind).failed?.(tx, ofKind);
+      return true;
+    });
+  }
+}
+
+function byKind(entries: EntryRow[]): Map<string, EntryRow[]> {
+  const groups = new Map<string, EntryRow[]>();
+  for (const e of entries) groups.set(e.kind, [...(groups.get(e.kind) ?? []), e]);
+  return groups;
+}
