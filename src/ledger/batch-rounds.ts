@@ -10,8 +10,11 @@ import { isFinalRefusal } from './entry-verdict';
 import type { LedgerJob } from './ledger-job';
 import type { EntryOutcome } from './write-command';
 
+/** A job in a submitter's queue, with the promise of its outcome every caller of it was given. */
 export interface QueuedJob {
   job: LedgerJob;
+  outcome: Promise<EntryOutcome>;
+  /** Settles `outcome`: the first answer is the job's, later ones change nothing. */
   resolve(outcome: EntryOutcome): void;
 }
 
