@@ -1,9 +1,9 @@
 import { Horizon, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { z } from 'zod';
 import { accountSchema, failureSchema, feeStatsSchema, paymentPageSchema, rootSchema, submitSchema, transactionSchema } from './horizon-schemas';
-import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
-import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
-import { httpStatusOf, neverConnected, responseDataOf, unavailable, withDeadline } from './ledger-failures';
+import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
+import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
+import { answerWithin, failureReason, httpStatusOf, neverConnected, responseDataOf, unavailable } from './ledger-failures';
 
 export interface HorizonClientOptions {
   horizonUrl: string;
@@ -22,8 +22,8 @@ export interface HorizonClientOptions {
 
 /**
  * The ledger port over Horizon, through Horizon.Server exactly as against the real Horizon. Answers
- * are validated; failures become LedgerUnavailableError, LedgerIndeterminateError or
- * LedgerRejectedError (Stellar's result codes).
+ * are validated; a submission answers a SubmitAnswer (a refusal with Stellar's result codes), a
+ * failed read is LedgerUnavailableError.
  */
 export class HorizonClient implements LedgerApi {
   readonly kind = 'horizon';
@@ -66,25 +66,29 @@ export class HorizonClient implements LedgerApi {
   /**
    * Horizon submits synchronously: it answers when the ledger holding the transaction closed. Only
    * two answers are clear: success, and the 400 refusal with result codes. A connection never
-   * opened never carried the envelope (unavailable). Anything after the envelope may have left
-   * (timeout, 5xx, reset, an unreadable body) is indeterminate.
+   * opened never carried the envelope (not delivered). Anything after the envelope may have left
+   * (timeout, 5xx, reset, an unreadable body) is unclear.
    */
-  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
-    const hash = tx.hash().toString('hex');
-    try {
-      const raw = await withDeadline(this.server.submitTransaction(tx, { skipMemoRequiredCheck: true }), this.submitTimeoutMs, () => new LedgerIndeterminateError(hash));
-      const parsed = submitSchema.safeParse(raw);
-      if (!parsed.success) throw new LedgerIndeterminateError(hash);
-      return { hash: parsed.data.hash, ledger: parsed.data.ledger, feeCharged: parsed.data.fee_charged };
-    } catch (err) {
-      if (err instanceof LedgerIndeterminateError) throw err;
-      if (httpStatusOf(err) === 400) {
-        const failure = failureSchema.safeParse(responseDataOf(err));
-        if (failure.success) throw rejection(failure.data, 'innerTransaction' in tx);
-      }
-      if (neverConnected(err)) throw unavailable(err);
-      throw new LedgerIndeterminateError(hash);
+  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitAnswer> {
+    const answered = this.server
+      .submitTransaction(tx, { skipMemoRequiredCheck: true })
+      .then((raw): SubmitAnswer => {
+        const parsed = submitSchema.safeParse(raw);
+        if (!parsed.success) return { kind: 'unclear', reason: 'unreadable answer' };
+        return { kind: 'applied', hash: parsed.data.hash, ledger: parsed.data.ledger, feeCharged: parsed.data.fee_charged };
+      })
+      .catch((err: unknown) => this.failedSubmission(err, 'innerTransaction' in tx));
+    return answerWithin(answered, this.submitTimeoutMs, () => ({ kind: 'unclear', reason: `no answer within ${this.submitTimeoutMs} ms` }));
+  }
+
+  /** What a submission the SDK threw for says: a readable 400 is a refusal, a connection never opened not delivered, the rest unclear. */
+  private failedSubmission(err: unknown, feeBump: boolean): SubmitAnswer {
+    if (httpStatusOf(err) === 400) {
+      const failure = failureSchema.safeParse(responseDataOf(err));
+      if (failure.success) return { kind: 'refused', error: rejection(failure.data, feeBump) };
     }
+    if (neverConnected(err)) return { kind: 'not_delivered', error: unavailable(err) };
+    return { kind: 'unclear', reason: failureReason(err) };
   }
 
   /**

@@ -1,9 +1,10 @@
 import type { Asset, FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+import type { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 
 // The service's one port to the Stellar network. Two adapters implement it: Stellar RPC
-// (rpc.client.ts, the API Stellar recommends) and Horizon (horizon.client.ts). Every failure
-// leaves an adapter as one of the three errors of ledger-errors.ts: unavailable (retry later),
-// indeterminate (look the hash up) or rejected (Stellar's result codes).
+// (rpc.client.ts, the API Stellar recommends) and Horizon (horizon.client.ts). A submission
+// answers what happened as a value (SubmitAnswer); a read that fails leaves an adapter as
+// LedgerUnavailableError (retry later).
 
 export interface LedgerBalance {
   assetType: string;
@@ -63,12 +64,25 @@ export type TransactionLookup =
   | { kind: 'found'; transaction: FoundTransaction }
   | { kind: 'absent'; latestLedger: number; oldestLedger: number };
 
-export interface SubmitResult {
-  hash: string;
-  ledger: number;
-  /** Stroops the network charged (what the fee source paid). */
-  feeCharged: bigint;
-}
+/** What became of one submission, as far as its answer shows. */
+export type SubmitAnswer =
+  /**
+   * In a ledger and successful. `hash`: the envelope that applied (a fee bump's own hash);
+   * `feeCharged`: the stroops the network charged (what the fee source paid).
+   */
+  | { kind: 'applied'; hash: string; ledger: number; feeCharged: bigint }
+  /**
+   * Refused with Stellar's result codes: no operation applied (one refused tx_failed was in a
+   * ledger, which took its fee and sequence number).
+   */
+  | { kind: 'refused'; error: LedgerRejectedError }
+  /** The bytes never left this process (no connection was ever opened): nothing can have happened. */
+  | { kind: 'not_delivered'; error: LedgerUnavailableError }
+  /**
+   * They may have left and no answer says what became of them (a timeout, a 5xx, a reset, core
+   * not taking it now, an unreadable answer): look the hash up, resubmit only these same bytes.
+   */
+  | { kind: 'unclear'; reason: string };
 
 export interface LedgerTip {
   sequence: number;
@@ -84,11 +98,10 @@ export interface LedgerApi {
   readonly kind: 'rpc' | 'horizon';
   readonly networkPassphrase: string;
   /**
-   * Submits a signed envelope once and waits for its outcome up to the submit deadline.
-   * Throws LedgerRejectedError (refused, nothing applied), LedgerUnavailableError (the bytes never
-   * left this process) or LedgerIndeterminateError (they may have: look the hash up).
+   * Submits a signed envelope once and waits for its outcome up to the submit deadline. Every
+   * answer is a value, the network's failures included; it throws only for a bug.
    */
-  submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult>;
+  submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitAnswer>;
   /** One lookup of a hash, with the evidence of that one answer (see TransactionLookup). */
   lookupTransaction(hash: string): Promise<TransactionLookup>;
   /** The account, or undefined when it does not exist; with `asset`, its trustline for it too. */

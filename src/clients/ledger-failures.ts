@@ -27,11 +27,20 @@ export function unavailable(err: unknown): LedgerUnavailableError {
   return new LedgerUnavailableError(`Ledger unavailable${typeof code === 'string' ? ` (${code})` : ''}`);
 }
 
-/** Rejects after `ms` with `error()`; the timer is cleared whichever way `work` ends. */
-export async function withDeadline<T>(work: Promise<T>, ms: number, error: () => Error): Promise<T> {
+/** Why an exchange that may have carried a submission failed, for the `unclear` answer's reason. */
+export function failureReason(err: unknown): string {
+  const status = httpStatusOf(err);
+  if (status !== undefined) return `answered ${status}`;
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string') return code;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** `work`'s answer, or `late()` once `ms` have passed first; the timer is cleared whichever comes first. */
+export async function answerWithin<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(error()), ms);
+  const deadline = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(late()), ms);
   });
   try {
     return await Promise.race([work, deadline]);

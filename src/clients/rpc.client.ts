@@ -1,9 +1,9 @@
 import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
-import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitResult, TransactionLookup } from './ledger-api';
-import { LedgerIndeterminateError, LedgerUnavailableError } from './ledger-errors';
-import { neverConnected, unavailable, withDeadline } from './ledger-failures';
+import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
+import { LedgerUnavailableError } from './ledger-errors';
+import { answerWithin, failureReason, neverConnected, unavailable } from './ledger-failures';
 import { rejectionOf } from './result-codes';
 
 export interface RpcClientOptions {
@@ -25,8 +25,8 @@ const evidenceSchema = z.object({ latestLedger: z.number().int().positive(), old
 /**
  * The ledger port over Stellar RPC (JSON-RPC 2.0), through rpc.Server exactly as against a real RPC
  * provider. RPC submits asynchronously: sendTransaction only says whether core took the envelope
- * into its queue; the outcome is polled with getTransaction. Failures become the same three errors
- * as on Horizon.
+ * into its queue; the outcome is polled with getTransaction. A submission answers the same
+ * SubmitAnswer as on Horizon; a failed read is LedgerUnavailableError.
  */
 export class RpcClient implements LedgerApi {
   readonly kind = 'rpc';
@@ -42,41 +42,43 @@ export class RpcClient implements LedgerApi {
 
   /**
    * PENDING or DUPLICATE: core holds the envelope; its outcome is polled until the deadline, after
-   * which it is unknown. ERROR: refused, with the result's codes. TRY_AGAIN_LATER: core did not take
-   * it now; unknown to the caller, who resubmits these same bytes later (never a rebuilt envelope).
+   * which it is unclear. ERROR: refused, with the result's codes. TRY_AGAIN_LATER: core did not take
+   * it now; unclear to the caller, who resubmits these same bytes later (never a rebuilt envelope).
    */
-  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitResult> {
+  async submit(tx: Transaction | FeeBumpTransaction): Promise<SubmitAnswer> {
     const hash = tx.hash().toString('hex');
     const deadline = Date.now() + this.submitTimeoutMs;
-    return withDeadline(this.sendAndPoll(tx, hash, deadline), this.submitTimeoutMs, () => new LedgerIndeterminateError(hash));
+    // Whatever else fails once the envelope may have left (an answer whose XDR cannot be read) is unclear too.
+    const answered = this.sendAndPoll(tx, hash, deadline).catch((err: unknown) => unclear(`unreadable answer: ${failureReason(err)}`));
+    return answerWithin(answered, this.submitTimeoutMs, () => unclear(`no outcome within ${this.submitTimeoutMs} ms`));
   }
 
   /** Sends, then polls until `deadline` (the poll stops there too: nothing keeps asking after the caller gave up). */
-  private async sendAndPoll(tx: Transaction | FeeBumpTransaction, hash: string, deadline: number): Promise<SubmitResult> {
+  private async sendAndPoll(tx: Transaction | FeeBumpTransaction, hash: string, deadline: number): Promise<SubmitAnswer> {
     const feeBump = 'innerTransaction' in tx;
     let sent: rpc.Api.SendTransactionResponse;
     try {
       sent = await this.server.sendTransaction(tx);
     } catch (err) {
-      if (neverConnected(err)) throw unavailable(err);
-      throw new LedgerIndeterminateError(hash);
+      if (neverConnected(err)) return { kind: 'not_delivered', error: unavailable(err) };
+      return unclear(`sendTransaction failed: ${failureReason(err)}`);
     }
     if (sent.status === 'ERROR') {
-      if (!sent.errorResult) throw new LedgerIndeterminateError(hash);
-      throw rejectionOf(sent.errorResult, feeBump);
+      if (!sent.errorResult) return unclear('sendTransaction answered ERROR without a result');
+      return { kind: 'refused', error: rejectionOf(sent.errorResult, feeBump) };
     }
-    if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') throw new LedgerIndeterminateError(hash);
+    if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') return unclear(`sendTransaction answered ${sent.status}`);
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const answer = await this.server.getTransaction(hash).catch(() => undefined);
       // FAILED: in its ledger with tx_failed, refused with its codes as Horizon answers it
-      if (answer?.status === 'FAILED') throw rejectionOf(answer.resultXdr, feeBump);
+      if (answer?.status === 'FAILED') return { kind: 'refused', error: rejectionOf(answer.resultXdr, feeBump) };
       if (answer?.status === 'SUCCESS') {
         const found = this.foundOf(answer);
-        return { hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
+        return { kind: 'applied', hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
-    throw new LedgerIndeterminateError(hash);
+    return unclear('not in a ledger by the submit deadline');
   }
 
   /**
@@ -171,6 +173,10 @@ export class RpcClient implements LedgerApi {
       throw unavailable(err);
     }
   }
+}
+
+function unclear(reason: string): SubmitAnswer {
+  return { kind: 'unclear', reason };
 }
 
 /** Reserves this account pays for others and others pay for it: in the entry's v2 extension, when it has one. */

@@ -1,4 +1,5 @@
 import { LedgerUnavailableError } from '../clients/ledger-errors';
+import { reach } from './edge-failure';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
 import { BatchRounds, forgetSequence, type Batch, type QueuedJob } from './batch-rounds';
 import type { LedgerJob } from './ledger-job';
@@ -37,28 +38,22 @@ export class AccountSubmitter {
     this.rounds = new BatchRounds(options, new EnvelopeBuilder(options, this.usesChannels));
   }
 
-  /** Queues a job; resolves (never rejects) with what became of it. */
+  /**
+   * Queues a job; resolves (never rejects) with what became of it. The same entry queued twice
+   * (its request still waiting for a lane when the reconciler took it up after the lease) is one
+   * job, and both callers get its one outcome: two copies in one batch made the journal refuse the
+   * envelope without naming a lost entry, and the batch retried for ever while holding its lane.
+   */
   submit(job: LedgerJob): Promise<EntryOutcome> {
     if (job.operations.length === 0 || job.operations.length > this.options.maxOperations) {
       return Promise.reject(new Error(`a job needs 1..${this.options.maxOperations} operations`));
     }
-    return new Promise((resolve) => {
-      // The same entry queued twice (its request still waiting for a lane when the reconciler took
-      // it up after the lease): one job, both callers told its outcome. Two copies in one batch
-      // made the journal refuse the envelope without naming a lost entry, and the batch retried
-      // for ever while holding its lane.
-      const queued = this.queue.find((q) => q.job.entryId === job.entryId);
-      if (queued) {
-        const first = queued.resolve;
-        queued.resolve = (outcome) => {
-          first(outcome);
-          resolve(outcome);
-        };
-        return;
-      }
-      this.queue.push({ job, resolve });
-      this.wake();
-    });
+    const queued = this.queue.find((q) => q.job.entryId === job.entryId);
+    if (queued) return queued.outcome;
+    const fresh = queuedJob(job);
+    this.queue.push(fresh);
+    this.wake();
+    return fresh.outcome;
   }
 
   get queueDepth(): number {
@@ -97,14 +92,13 @@ export class AccountSubmitter {
   private async runLane(lane: Lane): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.takeBatch();
-      await this.options
-        .withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch))
-        .catch((err: unknown) => {
-          // The lock or the database failed before anything was sent for these jobs.
-          forgetSequence(lane);
-          const error = err instanceof Error ? err : new Error(String(err));
-          for (const q of batch) q.resolve({ status: 'waiting', error });
-        });
+      const ran = await reach(() => this.options.withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch)));
+      if (ran.reached) continue;
+      // The advisory lock or the database failed under the batch (a bug thrown by a round arrives
+      // here too): its jobs not answered yet wait. An envelope already sent stays in the journal
+      // as it stands; an entry riding an open one is never dropped, and the reconciler settles it.
+      forgetSequence(lane);
+      for (const q of batch) q.resolve({ status: 'waiting', error: ran.error });
     }
   }
 
@@ -144,6 +138,12 @@ export class AccountSubmitter {
     }
     for (const q of batch.pending) q.resolve({ status: 'waiting', error: batch.lastError });
   }
+}
+
+function queuedJob(job: LedgerJob): QueuedJob {
+  let resolve!: (outcome: EntryOutcome) => void;
+  const outcome = new Promise<EntryOutcome>((settle) => (resolve = settle));
+  return { job, outcome, resolve };
 }
 
 function backoff(round: number, baseMs: number): Promise<void> {

@@ -10,8 +10,11 @@ import { isFinalRefusal } from './entry-verdict';
 import type { LedgerJob } from './ledger-job';
 import type { EntryOutcome } from './write-command';
 
+/** A job in a submitter's queue, with the promise of its outcome every caller of it was given. */
 export interface QueuedJob {
   job: LedgerJob;
+  outcome: Promise<EntryOutcome>;
+  /** Settles `outcome`: the first answer is the job's, later ones change nothing. */
   resolve(outcome: EntryOutcome): void;
 }
 
@@ -75,18 +78,26 @@ export class BatchRounds {
     return this.settleSend(lane, batch, built, attached.envelopeId, outcome);
   }
 
+  /**
+   * The envelope of the pending jobs, or how the round ends without one. A bug thrown while
+   * building reaches the submitter's lock edge, which answers the jobs `waiting` with it, as
+   * give_up does.
+   */
   private async build(lane: Lane, batch: Batch): Promise<Built | RoundEnd> {
-    let envelope: { envelope: FeeBumpTransaction; bidLedger: number | undefined };
-    try {
-      envelope = await this.builder.build(lane, batch.pending.map((q) => q.job), batch.bidFloor);
-    } catch (err) {
-      forgetSequence(lane);
-      const error = err instanceof Error ? err : new Error(String(err));
-      // Only an unreachable ledger API may answer next round; any other build error would repeat.
-      return err instanceof LedgerUnavailableError ? { next: 'retry', countsAsRound: true, error } : { next: 'give_up', error };
+    const build = await this.builder.build(lane, batch.pending.map((q) => q.job), batch.bidFloor);
+    switch (build.kind) {
+      case 'unreachable':
+        // Only an unreachable ledger API may answer next round; any other build error would repeat.
+        forgetSequence(lane);
+        return { next: 'retry', countsAsRound: true, error: build.error };
+      case 'unbuildable':
+        forgetSequence(lane);
+        return { next: 'give_up', error: build.error };
+      case 'built': {
+        const tx = build.envelope;
+        return { tx, hash: tx.innerTransaction.hash().toString('hex'), facts: factsOfTransaction(tx), bidLedger: build.bidLedger };
+      }
     }
-    const tx = envelope.envelope;
-    return { tx, hash: tx.innerTransaction.hash().toString('hex'), facts: factsOfTransaction(tx), bidLedger: envelope.bidLedger };
   }
 
   /** Stores the envelope with the pending entries attached: nothing is sent that the journal does not hold. */

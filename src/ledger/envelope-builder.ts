@@ -1,5 +1,6 @@
 import { Account, Keypair, StrKey, TimeoutInfinite, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
-import { LedgerRejectedError } from '../clients/ledger-errors';
+import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import { reach } from './edge-failure';
 import type { AccountSubmitterOptions } from './submitter-options';
 import type { LedgerJob } from './ledger-job';
 
@@ -14,6 +15,17 @@ export interface Lane {
   /** The last envelope built on this lane: a rebuild at the same sequence number must differ from it. */
   lastBuilt?: { sequence: bigint; maxLedger: number };
 }
+
+/** What building a lane's next envelope came to. */
+export type Build =
+  | { kind: 'built'; envelope: FeeBumpTransaction; bidLedger: number | undefined }
+  /** The ledger API could not be read (LedgerUnavailableError): a later round may read it. */
+  | { kind: 'unreachable'; error: LedgerUnavailableError }
+  /**
+   * No round can build it: the lane's account is not on the network (tx_no_source_account), or a
+   * read of the ledger API failed otherwise than by being unreachable.
+   */
+  | { kind: 'unbuildable'; error: Error };
 
 /**
  * Builds a source account's envelopes: the signed inner transaction of a lane's next sequence
@@ -31,15 +43,22 @@ export class EnvelopeBuilder {
     this.publicKey = options.source.publicKey();
   }
 
-  /** The signed inner transaction of the lane's next sequence number, wrapped in the service's fee bump. */
-  async build(lane: Lane, jobs: LedgerJob[], bidFloor: bigint | undefined): Promise<{ envelope: FeeBumpTransaction; bidLedger: number | undefined }> {
+  /**
+   * The signed inner transaction of the lane's next sequence number, wrapped in the service's fee
+   * bump. Its reads of the ledger API (the lane's account, the latest ledger) answer their failure
+   * as a value; what follows them only computes and signs (the fee bid never fails: FeePolicy).
+   */
+  async build(lane: Lane, jobs: LedgerJob[], bidFloor: bigint | undefined): Promise<Build> {
     const laneKey = lane.keypair.publicKey();
     if (!lane.account) {
-      const loaded = await this.options.client.loadAccount(laneKey);
-      if (!loaded) throw new LedgerRejectedError('tx_no_source_account', []);
-      lane.account = new Account(laneKey, loaded.sequence);
+      const loaded = await reach(() => this.options.client.loadAccount(laneKey));
+      if (!loaded.reached) return unread(loaded.error);
+      if (!loaded.value) return { kind: 'unbuildable', error: new LedgerRejectedError('tx_no_source_account', []) };
+      lane.account = new Account(laneKey, loaded.value.sequence);
     }
-    const { minLedger, maxLedger } = await this.ledgerBoundsFor(lane);
+    const latest = await reach(() => this.options.client.latestLedger());
+    if (!latest.reached) return unread(latest.error);
+    const { minLedger, maxLedger } = this.ledgerBoundsFor(lane, latest.value.sequence);
     const builder = new TransactionBuilder(lane.account, {
       fee: INNER_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
@@ -64,24 +83,28 @@ export class EnvelopeBuilder {
     if (sourceActs) signers.set(this.publicKey, this.options.source);
     for (const job of jobs) for (const s of job.signers ?? []) signers.set(s.publicKey(), s);
     tx.sign(...signers.values());
-    return this.options.bumper.wrap(tx, bidFloor);
+    return { kind: 'built', ...(await this.options.bumper.wrap(tx, bidFloor)) };
   }
 
   /**
-   * The ledgers the envelope may enter: from the ledger the API has closed now (read before
-   * signing: the envelope cannot enter any ledger up to it) to txTimeoutLedgers after it
+   * The ledgers the envelope may enter: from `minLedger`, the ledger the API has closed now (read
+   * before signing: the envelope cannot enter any ledger up to it), to txTimeoutLedgers after it
    * (maxLedger is exclusive). Ledger numbers, not the process's clock: a process whose clock is
    * wrong can neither expire its envelopes early nor have them judged early. A refused envelope's
    * operations are rebuilt at the same sequence number with an inner fee of 0 whatever the fee
    * bump bids: built within the same ledger it would be the very transaction the journal already
    * holds as failed, so a later maxLedger makes it a new one.
    */
-  private async ledgerBoundsFor(lane: Lane): Promise<{ minLedger: number; maxLedger: number }> {
-    const minLedger = (await this.options.client.latestLedger()).sequence;
+  private ledgerBoundsFor(lane: Lane, minLedger: number): { minLedger: number; maxLedger: number } {
     const sequence = BigInt(lane.account!.sequenceNumber()) + 1n;
     let maxLedger = minLedger + 1 + this.options.txTimeoutLedgers;
     if (lane.lastBuilt?.sequence === sequence && maxLedger <= lane.lastBuilt.maxLedger) maxLedger = lane.lastBuilt.maxLedger + 1;
     lane.lastBuilt = { sequence, maxLedger };
     return { minLedger, maxLedger };
   }
+}
+
+/** A read of the ledger API that failed: unreachable (a later round may read it) or not. */
+function unread(error: Error): Build {
+  return error instanceof LedgerUnavailableError ? { kind: 'unreachable', error } : { kind: 'unbuildable', error };
 }

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
-import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import type { LedgerApi } from '../clients/ledger-api';
+import type { LedgerRejectedError } from '../clients/ledger-errors';
+import type { LedgerApi, SubmitAnswer } from '../clients/ledger-api';
 import type { JournalRepository } from '../db/repositories/journal.repository';
 import type { Logger } from '../logger';
+import { reach } from './edge-failure';
 import { envelopeFate, type EnvelopeFacts } from './envelope-fate';
 import type { EnvelopeLifecycle } from './envelope-lifecycle';
 import { bidNamedBy, type FeeBumper } from './fee-bumper';
@@ -61,6 +62,18 @@ interface Bidding {
   named: bigint | undefined;
 }
 
+/** What settling an envelope carries from one look to the next. */
+interface Settling {
+  /** The envelope last sent: the one in hand, or a fee bump of it at a raised bid. */
+  tx: Transaction | FeeBumpTransaction;
+  /**
+   * Every fee bump of it that ever left: any may be the one that applied (an API that finds a fee
+   * bump only by its own hash must be asked for each, or absence would be "proven" of the wrong one).
+   */
+  sentHashes: Set<string>;
+  bidding: Bidding;
+}
+
 /**
  * Sends journal envelopes and settles them by ledger evidence. Used by the live submitters and by
  * the reconciler alike, so both follow one rule: only the same bytes are ever resubmitted, only a
@@ -74,26 +87,40 @@ export class EnvelopeSender {
 
   /** Sends an envelope (its first submission if it was never sent) and settles it. */
   async send(envelopeId: string, tx: Transaction | FeeBumpTransaction, facts: EnvelopeFacts): Promise<SendOutcome> {
-    const { client, journal } = this.options;
-    const count = await journal.markSubmitted(envelopeId);
+    const count = await this.options.journal.markSubmitted(envelopeId);
     if (count === undefined) return { kind: 'elsewhere' };
-    try {
-      const result = await client.submit(tx);
-      return this.applied(envelopeId, facts.hash, result);
-    } catch (err) {
-      if (count === 1 && err instanceof LedgerRejectedError) {
-        this.events.emit('result', err.code);
-        return { kind: 'refused', error: err };
-      }
-      if (count === 1 && err instanceof LedgerUnavailableError) {
+    const answer = await this.options.client.submit(tx);
+    // Recording what the answer settles writes to the journal: if the database fails there, the
+    // ledger's evidence settles the envelope instead, as it does an unclear answer.
+    const recorded = await reach(() => this.settledBy(answer, count === 1, envelopeId, facts));
+    if (recorded.reached && recorded.value) return recorded.value;
+    this.events.emit('result', answer.kind === 'refused' ? 'resubmission_refused' : 'unknown');
+    const reason = recorded.reached ? reasonOf(answer) : errorReason(recorded.error);
+    this.options.logger.warn({ hash: facts.hash, reason }, 'submission outcome unknown, settling by ledger evidence');
+    return this.settle(envelopeId, tx, facts, this.options.settleAttempts);
+  }
+
+  /**
+   * What a submission's answer settles by itself: applied, and on the first submission a refusal or
+   * bytes never delivered. Undefined when only the ledger's evidence can: an unclear answer, or a
+   * resubmission refused or not delivered (an earlier submission may have carried the envelope).
+   */
+  private async settledBy(answer: SubmitAnswer, first: boolean, envelopeId: string, facts: EnvelopeFacts): Promise<SendOutcome | undefined> {
+    switch (answer.kind) {
+      case 'applied':
+        return this.applied(envelopeId, facts.hash, answer);
+      case 'refused':
+        if (!first) return undefined;
+        this.events.emit('result', answer.error.code);
+        return { kind: 'refused', error: answer.error };
+      case 'not_delivered':
+        if (!first) return undefined;
         this.events.emit('result', 'unavailable');
         // The connection was never opened: nobody has these bytes, so the envelope can never apply.
         return this.failed(envelopeId, 'not_delivered', false);
-      }
-      this.events.emit('result', err instanceof LedgerRejectedError ? 'resubmission_refused' : 'unknown');
-      this.options.logger.warn({ hash: facts.hash, reason: errorReason(err) }, 'submission outcome unknown, settling by ledger evidence');
+      case 'unclear':
+        return undefined;
     }
-    return this.settle(envelopeId, tx, facts, this.options.settleAttempts);
   }
 
   /**
@@ -102,35 +129,48 @@ export class EnvelopeSender {
    * times, then leaves it open for the reconciler.
    */
   async settle(envelopeId: string, sent: Transaction | FeeBumpTransaction, facts: EnvelopeFacts, attempts: number): Promise<SendOutcome> {
-    const { client, journal } = this.options;
-    let tx = sent;
-    const bidding: Bidding = { queued: sent, refused: undefined, named: undefined };
-    // Every fee bump of it that ever left: any may be the one that applied (an API that finds a fee
-    // bump only by its own hash must be asked for each, or absence would be "proven" of the wrong one).
-    const sentHashes = new Set([...(facts.priorOuterHashes ?? []), sent.hash().toString('hex')]);
+    const settling: Settling = {
+      tx: sent,
+      sentHashes: new Set([...(facts.priorOuterHashes ?? []), sent.hash().toString('hex')]),
+      bidding: { queued: sent, refused: undefined, named: undefined },
+    };
     for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0 || attempts > 1) await sleep(Math.min(4000, this.options.settleBaseDelayMs * 2 ** attempt));
-      try {
-        const fate = await envelopeFate(client, facts, [...sentHashes]);
-        if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, { ledger: fate.ledger, feeCharged: fate.feeCharged, hash: fate.appliedHash });
-        if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
-        if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
-        if (fate.beyondRetention) {
-          // Absence will never prove anything now: it stays open for an operator (/readyz warns, ledger:audit lists it).
-          this.options.logger.warn({ hash: facts.hash, firstLedger: facts.firstLedger }, "envelope's ledgers left the ledger API's history window: settle it by hand");
-        }
-        tx = await this.bumpIfWaiting(envelopeId, tx, bidding, facts, fate.latestLedger);
-        sentHashes.add(tx.hash().toString('hex'));
-        if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
-        const result = await client.submit(tx);
-        return this.applied(envelopeId, facts.hash, result);
-      } catch (err) {
-        // A timeout, a 5xx: unclear, look again. A refusal too, but it says what the queue would take.
-        if (err instanceof LedgerRejectedError) this.refusedResubmission(tx, err, bidding, facts);
-      }
+      const looked = await reach(() => this.lookAndResend(envelopeId, facts, settling));
+      // Not reached: a lookup or the journal did not answer (the network or the database
+      // unreachable). Nothing was learned and nothing is decided: the next attempt looks again.
+      if (looked.reached && looked.value) return looked.value;
     }
-    await journal.recheckLater(envelopeId, this.options.recheckMs);
+    await this.options.journal.recheckLater(envelopeId, this.options.recheckMs);
     return { kind: 'unknown' };
+  }
+
+  /** One look at the envelope's fate and, while it is open, one resubmission. Undefined: still open. */
+  private async lookAndResend(envelopeId: string, facts: EnvelopeFacts, settling: Settling): Promise<SendOutcome | undefined> {
+    const { client, journal } = this.options;
+    const fate = await envelopeFate(client, facts, [...settling.sentHashes]);
+    if (fate.kind === 'applied') return this.applied(envelopeId, facts.hash, { ledger: fate.ledger, feeCharged: fate.feeCharged, hash: fate.appliedHash });
+    if (fate.kind === 'failed_on_ledger') return this.failed(envelopeId, 'tx_failed', true, fate.ledger);
+    if (fate.kind === 'never_applies') return this.failed(envelopeId, `never_applies: ${fate.reason}`, true);
+    if (fate.beyondRetention) {
+      // Absence will never prove anything now: it stays open for an operator (/readyz warns, ledger:audit lists it).
+      this.options.logger.warn({ hash: facts.hash, firstLedger: facts.firstLedger }, "envelope's ledgers left the ledger API's history window: settle it by hand");
+    }
+    settling.tx = await this.bumpIfWaiting(envelopeId, settling.tx, settling.bidding, facts, fate.latestLedger);
+    settling.sentHashes.add(settling.tx.hash().toString('hex'));
+    if ((await journal.markSubmitted(envelopeId)) === undefined) return { kind: 'elsewhere' };
+    const answer = await client.submit(settling.tx);
+    switch (answer.kind) {
+      case 'applied':
+        return this.applied(envelopeId, facts.hash, answer);
+      case 'refused':
+        // It may still have applied, or the queue holds an earlier one; but the refusal says what the queue would take.
+        this.refusedResubmission(settling.tx, answer.error, settling.bidding, facts);
+        return undefined;
+      case 'not_delivered':
+      case 'unclear':
+        return undefined;
+    }
   }
 
   /**
@@ -198,6 +238,19 @@ export class EnvelopeSender {
   private async failed(envelopeId: string, reason: string, proven: boolean, ledger?: number): Promise<SendOutcome> {
     const recorded = await this.options.lifecycle.fail(envelopeId, reason, [], { proven, ledger });
     return recorded ? { kind: 'failed', reason } : { kind: 'elsewhere' };
+  }
+}
+
+/** Why a submission's answer left its envelope to the ledger's evidence, for the log. */
+function reasonOf(answer: SubmitAnswer): string {
+  switch (answer.kind) {
+    case 'applied':
+      return 'applied';
+    case 'refused':
+    case 'not_delivered':
+      return answer.error.message;
+    case 'unclear':
+      return answer.reason;
   }
 }
 

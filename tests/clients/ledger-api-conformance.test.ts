@@ -1,8 +1,8 @@
 import { Account, Asset, FeeBumpTransaction, Keypair, Operation, TimeoutInfinite, TransactionBuilder, xdr, type Transaction } from '@stellar/stellar-sdk';
 import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { HorizonClient } from '../../src/clients/horizon.client';
-import { balanceOf, type LedgerApi } from '../../src/clients/ledger-api';
-import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../../src/clients/ledger-errors';
+import { balanceOf, type LedgerApi, type SubmitAnswer } from '../../src/clients/ledger-api';
+import { LedgerRejectedError, LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { LEDGER_APIS, startLedgerSandbox, type LedgerApiKind, type RunningLedger } from '../helpers/sandboxes';
 import { PATIENCE_MS } from '../helpers/patience';
@@ -50,7 +50,19 @@ function feeBumped(inner: Transaction, feeSource: Keypair, perOperation = '200')
   return bump;
 }
 
-const rejection = (work: Promise<unknown>) => work.then(() => undefined, (e: unknown) => e as LedgerRejectedError);
+/** Submits `tx` and expects it applied: the answer's applied variant. */
+async function applied(client: LedgerApi, tx: Transaction | FeeBumpTransaction): Promise<Extract<SubmitAnswer, { kind: 'applied' }>> {
+  const answer = await client.submit(tx);
+  expect(answer).toMatchObject({ kind: 'applied' });
+  return answer as Extract<SubmitAnswer, { kind: 'applied' }>;
+}
+
+/** Submits `tx` and expects it refused: the refusal the answer carries. */
+async function refusal(client: LedgerApi, tx: Transaction | FeeBumpTransaction): Promise<LedgerRejectedError> {
+  const answer = await client.submit(tx);
+  expect(answer).toMatchObject({ kind: 'refused', error: expect.any(LedgerRejectedError) });
+  return (answer as Extract<SubmitAnswer, { kind: 'refused' }>).error;
+}
 
 describe.each(LEDGER_APIS)('the %s adapter', (api) => {
   it('reads an account with its XLM, its trustline for the asset asked, and its reserves', async () => {
@@ -62,8 +74,8 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
       .setTimeout(TimeoutInfinite)
       .build();
     trust.sign(holder);
-    await client.submit(trust);
-    await client.submit(await payment(client, issuer, holder.publicKey(), '12.5', asset));
+    await applied(client, trust);
+    await applied(client, await payment(client, issuer, holder.publicKey(), '12.5', asset));
 
     const account = (await client.loadAccount(holder.publicKey(), asset))!;
     expect(balanceOf(account, asset)).toMatchObject({ balance: '12.5000000', assetCode: 'CNF', assetIssuer: issuer.publicKey() });
@@ -78,12 +90,12 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
     const inner = await payment(client, source, feeSource.publicKey(), '1');
     const bump = feeBumped(inner, feeSource);
     const outerHash = bump.hash().toString('hex');
-    const applied = await client.submit(bump);
+    const answer = await applied(client, bump);
 
-    expect(applied).toMatchObject({ hash: outerHash, feeCharged: 200n });
+    expect(answer).toMatchObject({ hash: outerHash, feeCharged: 200n });
     for (const hash of [inner.hash().toString('hex'), outerHash]) {
       const lookup = await client.lookupTransaction(hash);
-      expect(lookup).toEqual({ kind: 'found', transaction: { hash: outerHash, successful: true, ledger: applied.ledger, feeCharged: 200n } });
+      expect(lookup).toEqual({ kind: 'found', transaction: { hash: outerHash, successful: true, ledger: answer.ledger, feeCharged: 200n } });
     }
   });
 
@@ -100,13 +112,12 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
   it('refuses with the same result codes: the operation that failed, a used sequence number, a fee bump refused for its inner transaction', async () => {
     const client = clientFor(api);
     const [source, other] = [await funded(), await funded()];
-    const tooMuch = await rejection(client.submit(await payment(client, source, other.publicKey(), '50000')));
-    expect(tooMuch).toBeInstanceOf(LedgerRejectedError);
-    expect([tooMuch!.transactionCode, tooMuch!.operationCodes, tooMuch!.feeBump]).toEqual(['tx_failed', ['op_underfunded'], false]);
+    const tooMuch = await refusal(client, await payment(client, source, other.publicKey(), '50000'));
+    expect([tooMuch.transactionCode, tooMuch.operationCodes, tooMuch.feeBump]).toEqual(['tx_failed', ['op_underfunded'], false]);
 
     const spent = await payment(client, source, other.publicKey(), '1');
     const reused = TransactionBuilder.fromXDR(spent.toXDR(), SANDBOX_NETWORK_PASSPHRASE) as Transaction;
-    await client.submit(spent);
+    await applied(client, spent);
     const again = await payment(client, source, other.publicKey(), '2');
     // The same sequence number as the one just applied, different operations.
     const stale = new TransactionBuilder(new Account(source.publicKey(), (BigInt(reused.sequence) - 1n).toString()), { fee: '100', networkPassphrase: SANDBOX_NETWORK_PASSPHRASE })
@@ -114,11 +125,11 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
       .setTimeout(TimeoutInfinite)
       .build();
     stale.sign(source);
-    expect((await rejection(client.submit(stale)))?.transactionCode).toBe('tx_bad_seq');
+    expect((await refusal(client, stale)).transactionCode).toBe('tx_bad_seq');
 
-    const bumped = await rejection(client.submit(feeBumped(stale, other)));
-    expect([bumped?.transactionCode, bumped?.feeBump]).toEqual(['tx_bad_seq', false]);
-    await client.submit(again);
+    const bumped = await refusal(client, feeBumped(stale, other));
+    expect([bumped.transactionCode, bumped.feeBump]).toEqual(['tx_bad_seq', false]);
+    await applied(client, again);
   });
 
   it('names the fee a fee bump bidding below its inner transaction must reach', async () => {
@@ -136,44 +147,44 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
     envelope.feeBump().signatures([]);
     const underbid = new FeeBumpTransaction(envelope, SANDBOX_NETWORK_PASSPHRASE);
     underbid.sign(feeSource);
-    const refused = await rejection(client.submit(underbid));
+    const refused = await refusal(client, underbid);
     expect(refused).toMatchObject({ transactionCode: 'tx_insufficient_fee', feeBump: true });
-    expect(refused!.feeCharged).toBeGreaterThanOrEqual(1000n);
-    await client.submit(feeBumped(inner, feeSource, String(refused!.feeCharged! / 2n)));
+    expect(refused.feeCharged).toBeGreaterThanOrEqual(1000n);
+    await applied(client, feeBumped(inner, feeSource, String(refused.feeCharged! / 2n)));
   });
 
   it.each([
     ['apply-then-504', { mode: 'apply-then-504', next: 1 }],
     ['apply-then-reset', { mode: 'apply-then-reset', next: 1 }],
     ['apply-then-502', { mode: 'apply-then-502', next: 1 }],
-  ] as const)('calls a submission answered %s unknown, and the hash then shows it applied', async (_name, plan) => {
+  ] as const)('calls a submission answered %s unclear, and the hash then shows it applied', async (_name, plan) => {
     const client = clientFor(api);
     const [source, other] = [await funded(), await funded()];
     const tx = await payment(client, source, other.publicKey(), '1');
     ledger.faults.set(plan);
-    await expect(client.submit(tx)).rejects.toBeInstanceOf(LedgerIndeterminateError);
+    await expect(client.submit(tx)).resolves.toEqual({ kind: 'unclear', reason: expect.any(String) });
 
     const lookup = await client.lookupTransaction(tx.hash().toString('hex'));
     expect(lookup).toMatchObject({ kind: 'found', transaction: { successful: true } });
   });
 
-  it('calls TRY_AGAIN_LATER and a 503 unknown (resubmit the same bytes), and the hash stays absent', async () => {
+  it('calls TRY_AGAIN_LATER and a 503 unclear (resubmit the same bytes), and the hash stays absent', async () => {
     const client = clientFor(api);
     const [source, other] = [await funded(), await funded()];
     for (const mode of ['try-again-later', 'refuse-503'] as const) {
       const tx = await payment(client, source, other.publicKey(), '1');
       ledger.faults.set({ mode, next: 1 });
-      await expect(client.submit(tx)).rejects.toBeInstanceOf(LedgerIndeterminateError);
+      await expect(client.submit(tx)).resolves.toEqual({ kind: 'unclear', reason: expect.any(String) });
       expect(await client.lookupTransaction(tx.hash().toString('hex'))).toMatchObject({ kind: 'absent' });
-      await client.submit(tx);
+      await applied(client, tx);
     }
   });
 
-  it('calls a ledger that refuses connections unavailable, for reads and for a submission that never left', async () => {
+  it('calls a ledger that refuses connections unavailable for reads, and a submission to it not delivered', async () => {
     const client = api === 'rpc' ? new RpcClient({ rpcUrl: 'http://127.0.0.1:9/rpc', networkPassphrase: SANDBOX_NETWORK_PASSPHRASE }) : new HorizonClient({ horizonUrl: 'http://127.0.0.1:9', networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, retentionLedgers: 10 });
     const source = await funded();
     const tx = await payment(clientFor(api), source, Keypair.random().publicKey(), '1');
-    await expect(client.submit(tx)).rejects.toBeInstanceOf(LedgerUnavailableError);
+    await expect(client.submit(tx)).resolves.toEqual({ kind: 'not_delivered', error: expect.any(LedgerUnavailableError) });
     await expect(client.lookupTransaction('ab'.repeat(32))).rejects.toBeInstanceOf(LedgerUnavailableError);
     await expect(client.loadAccount(source.publicKey())).rejects.toBeInstanceOf(LedgerUnavailableError);
     await expect(client.health()).rejects.toBeInstanceOf(LedgerUnavailableError);

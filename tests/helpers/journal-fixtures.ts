@@ -33,7 +33,8 @@ export function crashAroundSending(
     crashed.push({ envelopeId, hash: facts.hash, envelopeXdr: tx.toEnvelope().toXDR('base64') });
     if (when === 'after-send') {
       await container.ledgerModule.repository.markSubmitted(envelopeId);
-      await container.ledgerModule.client.submit(tx);
+      const answer = await container.ledgerModule.client.submit(tx);
+      if (answer.kind !== 'applied') throw new Error(`simulated crash after-send: the ledger was meant to apply the envelope, it answered ${answer.kind}`);
     }
     throw new Error(`simulated crash ${when}`);
   };

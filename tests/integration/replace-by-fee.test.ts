@@ -3,7 +3,7 @@ import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
 import { fundWithFriendbot } from '../../src/clients/friendbot';
 import { HorizonClient } from '../../src/clients/horizon.client';
 import type { LedgerApi } from '../../src/clients/ledger-api';
-import { LedgerIndeterminateError, LedgerRejectedError } from '../../src/clients/ledger-errors';
+import { LedgerRejectedError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { FeeBumper, bidNamedBy, bidPerOperation } from '../../src/ledger/fee-bumper';
 import { FeePolicy } from '../../src/ledger/fee-policy';
@@ -35,16 +35,11 @@ function clientFor(api: LedgerApiKind, running: RunningLedger): LedgerApi {
  */
 async function admission(client: LedgerApi, core: rpc.Server, envelope: Transaction | FeeBumpTransaction): Promise<'waiting' | LedgerRejectedError> {
   for (;;) {
-    try {
-      await client.submit(envelope);
-    } catch (err) {
-      if (err instanceof LedgerRejectedError) return err;
-      if (!(err instanceof LedgerIndeterminateError)) throw err;
-      const { status } = await core.sendTransaction(envelope);
-      if (status === 'DUPLICATE' || status === 'PENDING') return 'waiting';
-      continue;
-    }
-    throw new Error('the envelope applied: it was meant to wait');
+    const answer = await client.submit(envelope);
+    if (answer.kind === 'refused') return answer.error;
+    if (answer.kind !== 'unclear') throw new Error(`the envelope was meant to wait, it was answered ${answer.kind}`);
+    const { status } = await core.sendTransaction(envelope);
+    if (status === 'DUPLICATE' || status === 'PENDING') return 'waiting';
   }
 }
 
