@@ -214,7 +214,9 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting', mintTxHash: null });
 
       await app.container.reconciler.drain();
-      // Still the live path's while its lease lasts (it may be minting it in another process).
+      // Still the live path's while its lease lasts (it may be minting it in another process): nothing
+      // on the ledger yet, whatever the payment row says.
+      expect(await balanceOf(user)).toBe('0.0000000');
       expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
 
       await expireLeases(app);
