@@ -1,3 +1,4 @@
+import type { LedgerApi, TransactionLookup } from '../../src/clients/ledger-api';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { eventually } from '../helpers/eventually';
 import { allEnvelopes, crashAroundSending, expireLeases } from '../helpers/journal-fixtures';
@@ -15,6 +16,18 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  */
 
 const WINDOW_LEDGERS = 30;
+
+/** Every lookup by hash made through `client` from now on, with the answer it got (a pass-through observer). */
+function observeLookups(client: LedgerApi): { hash: string; answer: TransactionLookup }[] {
+  const seen: { hash: string; answer: TransactionLookup }[] = [];
+  const lookup = client.lookupTransaction.bind(client);
+  client.lookupTransaction = async (hash) => {
+    const answer = await lookup(hash);
+    seen.push({ hash, answer });
+    return answer;
+  };
+  return seen;
+}
 
 describe.each(LEDGER_APIS)(`through %s, with a history window of ${WINDOW_LEDGERS} ledgers`, (api) => {
   const { ledger, app } = withSandboxes({
@@ -40,13 +53,21 @@ describe.each(LEDGER_APIS)(`through %s, with a history window of ${WINDOW_LEDGER
 
     // The ledgers pass until the API no longer holds the envelope's first possible ledger.
     await eventually(async () => ((await app.container.ledgerModule.client.health()).oldestLedger > row!.firstLedger! ? true : undefined), 'its ledgers to leave the window', { intervalMs: 200 });
+    const lookups = observeLookups(app.container.ledgerModule.client);
     await expireLeases(app);
     await app.container.reconciler.drain();
 
+    // The reconciler did look at it: it asked for the hash and was told "absent" by an API whose
+    // history no longer starts at or before the envelope's first ledger (an answer that proves
+    // nothing), then sent the same bytes again. Had it skipped the envelope, what follows would
+    // hold as well.
+    const asked = lookups.filter((l) => l.hash === stored.hash).map(({ answer }) => (answer.kind === 'absent' ? ['absent', answer.oldestLedger > row!.firstLedger!] : [answer.kind]));
+    expect(asked).toContainEqual(['absent', true]);
     const after = (await allEnvelopes(app)).filter((e) => e.hash === stored.hash);
-    expect(after.map((e) => e.status)).toEqual(['submitted']);
+    expect(after.map((e) => [e.status, e.submitCount])).toEqual([['submitted', row!.submitCount + 1]]);
+    // Never signed again: the payment's one mint still rides in the stored envelope.
     expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
-    expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
+    expect((await mintRecords(app, buyer.userId)).map((r) => r.envelopeId)).toEqual([stored.envelopeId]);
     expect(await ledgerBalance(ledger.url, buyer.ledgerPublicKey)).toBe('0.0000000');
 
     const ready = await app.http.get('/readyz').expect(200);

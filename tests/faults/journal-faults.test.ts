@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { EntryKind } from '../../src/db/schema';
 import { parseTokenAmount } from '../../src/domain/amounts';
 import { BAD_DAYS, FAST_JOURNAL } from '../helpers/bad-days';
 import { queryRows } from '../helpers/database-state';
@@ -61,14 +62,43 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       await settled(app);
       return user;
     }
-    let faultsBefore = 0;
-    beforeEach(() => {
-      faultsBefore = ledger.faults.stats[plan.mode];
-    });
+
+    /** The sandbox's count of this day's faults when the test's write armed it (undefined: never armed). */
+    let faultsWhenArmed: number | undefined;
+    let disarm: (() => void) | undefined;
+
+    /**
+     * Sets the bad day on the ledger right before the first envelope carrying an entry of `kind` is
+     * handed to the ledger API, so the fault falls on the write under test and not on anything sent
+     * before it (as in clawback-faults); the sandbox's count is taken at that moment.
+     */
+    function faultOnWrite(kind: EntryKind): void {
+      const { accounts, repository } = app.container.ledgerModule;
+      const sender = accounts.sender;
+      const send = sender.send.bind(sender);
+      sender.send = async (envelopeId, tx, facts) => {
+        const entries = await repository.entriesOf(envelopeId);
+        if (faultsWhenArmed === undefined && entries.some((e) => e.kind === kind)) {
+          faultsWhenArmed = ledger.faults.stats[plan.mode];
+          ledger.faults.set(plan);
+        }
+        return send(envelopeId, tx, facts);
+      };
+      disarm = () => {
+        sender.send = send;
+      };
+    }
+
     afterEach(() => {
-      // The bad day really happened: the sandbox answered at least one submission this way.
-      expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(faultsBefore);
+      disarm?.();
+      disarm = undefined;
+      const armedAt = faultsWhenArmed;
+      faultsWhenArmed = undefined;
       ledger.faults.clear();
+      // The bad day really happened, to the write under test: its envelope armed the fault, and the
+      // sandbox answered at least one submission this way from then on.
+      expect(armedAt).toEqual(expect.any(Number));
+      expect(ledger.faults.stats[plan.mode]).toBeGreaterThan(armedAt!);
     });
     afterAll(async () => {
       // Everything settled, then the database and the ledger must agree.
@@ -83,7 +113,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     it('a transfer retried with one Idempotency-Key by three callers moves the tokens once', async () => {
       const alice = await fundedUser(10);
       const bob = await createUser(app);
-      ledger.faults.set(plan);
+      faultOnWrite('transfer');
 
       const answers = await Promise.all(
         [1, 2, 3].map(() =>
@@ -104,7 +134,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
 
     it('an admin mint retried with one Idempotency-Key by three callers mints once', async () => {
       const bob = await createUser(app);
-      ledger.faults.set(plan);
+      faultOnWrite('admin_mint');
 
       const answers = await Promise.all(
         [1, 2, 3].map(() =>
@@ -126,7 +156,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       const buyer = await createUser(app);
       const intent = await paidIntent(app, buyer, 40);
       const { body, signature } = signedEvent(chargeSuccess(intent.reference, 4000), provider.secretKey);
-      ledger.faults.set(plan);
+      faultOnWrite('payment_mint');
 
       const answers = await Promise.all([
         ...[1, 2].map(() =>
@@ -147,7 +177,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       const { distribution } = (await app.container.ledgerModule.bootstrap.ready()).keys;
       const before = await ledgerBalance(ledger.url, distribution.publicKey());
       const issuesBefore = await recordsOf(app, null, 'issue');
-      ledger.faults.set(plan);
+      faultOnWrite('issue');
       const key = `issue-${plan.mode}-${issuesBefore.length}`;
       const send = () => app.http.post('/api/ledger/create-asset').set(bearer(admin)).set('Idempotency-Key', key).send({ assetCode: 'WLT', amount: '7' });
 
@@ -168,7 +198,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     });
 
     it('a signup puts its wallet on the ledger once', async () => {
-      ledger.faults.set(plan);
+      faultOnWrite('activation');
       const carol = await createUser(app);
 
       await eventually(async () => ((await app.container.wallets.findByUserId(carol.userId))?.status === 'active' ? true : undefined), 'the wallet to be active');

@@ -6,6 +6,7 @@ import type { ReversalRow } from '../../src/db/repositories/reversal.repository'
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
+import { openJournal } from '../helpers/journal-fixtures';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { mintedPurchase, mintRecords, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
 import { listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
@@ -112,6 +113,11 @@ async function clawbacks(app: TestApp, userId: string) {
   );
 }
 
+/** Waits until the journal knows the outcome of every write, so the ledger shows all that was sent. */
+async function settled(app: TestApp): Promise<void> {
+  await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', { intervalMs: 100 });
+}
+
 async function expectAuditClean(app: TestApp) {
   const audit = await app.container.audit();
   expect(audit.discrepancies).toEqual([]);
@@ -120,12 +126,14 @@ async function expectAuditClean(app: TestApp) {
 describe('a refund after the mint', () => {
   it('takes the tokens back with one clawback, whatever the webhook is delivered again', async () => {
     const { app, buyer, reference } = await buyerWithPurchase(1000);
-    expect(await balance(buyer)).toBe('1000.0000000');
+    // A second purchase, not refunded: the wallet keeps tokens a second clawback would take.
+    await purchase(app, buyer, 500);
+    expect(await balance(buyer)).toBe('1500.0000000');
 
     await refund(reference);
     const [reversal] = await reversalsDone(app, reference, 1);
     expect(reversal).toMatchObject({ cause: 'refund', amountKobo: 100_000n, tokensStroops: 10_000_000_000n, clawedStroops: 10_000_000_000n, debtStroops: 0n });
-    expect(await balance(buyer)).toBe('0.0000000');
+    expect(await balance(buyer)).toBe('500.0000000');
     expect(await paymentRow(app, reference)).toMatchObject({ status: 'reversed' });
 
     // Paystack delivers the same event again (its retries): nothing more is taken.
@@ -136,8 +144,10 @@ describe('a refund after the mint', () => {
     await postWebhook(app, body, signPaystackPayload(body, provider.secretKey)).expect(200);
     await app.container.webhookInbox.run();
     await app.container.reversals.run();
-    expect(await reversalsOf(app, reference)).toHaveLength(1);
+    await settled(app);
+    expect(await balance(buyer)).toBe('500.0000000');
     expect(await clawbacks(app, buyer.userId)).toEqual([{ status: 'confirmed', amount_stroops: '10000000000' }]);
+    expect(await reversalsOf(app, reference)).toHaveLength(1);
     await expectAuditClean(app);
   });
 

@@ -214,7 +214,9 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting', mintTxHash: null });
 
       await app.container.reconciler.drain();
-      // Still the live path's while its lease lasts (it may be minting it in another process).
+      // Still the live path's while its lease lasts (it may be minting it in another process): nothing
+      // on the ledger yet, whatever the payment row says.
+      expect(await balanceOf(user)).toBe('0.0000000');
       expect(await paymentRow(app, intent.reference)).toMatchObject({ status: 'minting' });
 
       await expireLeases(app);
@@ -236,7 +238,9 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(page.status).toBe(200);
       expect(page.text).toContain('Payment successful');
       expect((await paymentBecomes(app, intent.reference, 'minted')).destinationPublicKey).toBe(user.ledgerPublicKey);
-      expect(Number(await balanceOf(user))).toBeGreaterThan(0);
+      // Exactly the purchase, once: a second mint to the archived wallet would show on the ledger.
+      expect(await balanceOf(user)).toBe('500.0000000');
+      expect(await mintRecords(app, user.userId)).toHaveLength(1);
     });
   });
 });
