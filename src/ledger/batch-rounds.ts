@@ -1,13 +1,12 @@
 import type { FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
-import type { EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
-import type { AccountSubmitterOptions } from './submitter-options';
+import type { JournalRepository } from '../db/repositories/journal.repository';
+import type { EnvelopeLifecycle } from './envelope-lifecycle';
 import type { EnvelopeBuilder, Lane } from './envelope-builder';
 import { factsOfTransaction, type EnvelopeFacts } from './envelope-fate';
-import type { SendOutcome } from './envelope-sender';
+import type { EnvelopeSender, SendOutcome } from './envelope-sender';
 import { bidNamedBy, bidPerOperation } from './fee-bumper';
-import { isFinalRefusal } from './entry-verdict';
-import type { LedgerJob } from './ledger-job';
+import type { LedgerJob } from './kinds/entry-kind';
 import type { EntryOutcome } from './write-command';
 
 /** A job in a submitter's queue, with the promise of its outcome every caller of it was given. */
@@ -26,6 +25,14 @@ export interface Batch {
   lastError: Error;
   /** Raised when a full queue refuses a bid (tx_insufficient_fee): recent charges lag behind a surge. */
   bidFloor: bigint | undefined;
+}
+
+/** What a round works with: the journal's storage and the envelope's settlement, the sender, how long a new envelope is this process's. */
+export interface BatchRoundsDeps {
+  journal: JournalRepository;
+  lifecycle: EnvelopeLifecycle;
+  sender: EnvelopeSender;
+  leaseMs: number;
 }
 
 /** How one round of a batch ended, and so what the batch does next. */
@@ -65,7 +72,7 @@ export function forgetSequence(lane: Lane): void {
  */
 export class BatchRounds {
   constructor(
-    private readonly options: Pick<AccountSubmitterOptions, 'journal' | 'lifecycle' | 'kinds' | 'sender' | 'leaseMs'>,
+    private readonly options: BatchRoundsDeps,
     private readonly builder: EnvelopeBuilder,
   ) {}
 
@@ -182,21 +189,14 @@ export class BatchRounds {
    * are answered failed; the others go into the next envelope.
    */
   private async recordRefusal(envelopeId: string, pending: QueuedJob[], error: LedgerRejectedError): Promise<{ survivors: QueuedJob[]; recorded: boolean }> {
-    const verdicts: EntryVerdict[] = [];
-    const finals = new Map<QueuedJob, LedgerRejectedError>();
-    let index = 0;
+    const carried = pending.map((q) => ({ entryId: q.job.entryId, kind: q.job.kind, operations: q.job.operations.length }));
+    const finals = await this.options.lifecycle.refused(envelopeId, error, carried);
+    if (!finals) return { survivors: pending, recorded: false };
     for (const q of pending) {
-      const own = error.operationCodes.slice(index, index + q.job.operations.length);
-      index += q.job.operations.length;
-      const final = isFinalRefusal(this.options.kinds.of(q.job.kind), error, own);
-      const ownError = error.transactionCode === 'tx_failed' ? new LedgerRejectedError('tx_failed', own) : error;
-      verdicts.push({ entryId: q.job.entryId, final, code: ownError.code });
-      if (final) finals.set(q, ownError);
+      const own = finals.get(q.job.entryId);
+      if (own) q.resolve({ status: 'failed', error: own });
     }
-    const recorded = await this.options.lifecycle.fail(envelopeId, error.message, verdicts, { proven: false });
-    if (!recorded) return { survivors: pending, recorded };
-    for (const [q, err] of finals) q.resolve({ status: 'failed', error: err });
-    return { survivors: pending.filter((q) => !finals.has(q)), recorded };
+    return { survivors: pending.filter((q) => !finals.has(q.job.entryId)), recorded: true };
   }
 }
 

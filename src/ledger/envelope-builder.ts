@@ -1,8 +1,9 @@
 import { Account, Keypair, StrKey, TimeoutInfinite, TransactionBuilder, xdr, type FeeBumpTransaction } from '@stellar/stellar-sdk';
 import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import { reach } from './edge-failure';
-import type { AccountSubmitterOptions } from './submitter-options';
-import type { LedgerJob } from './ledger-job';
+import type { LedgerApi } from '../clients/ledger-api';
+import type { FeeBumper } from './fee-bumper';
+import type { LedgerJob } from './kinds/entry-kind';
 
 /** The inner transaction bids nothing: its fee bump pays (CAP-15), so its source needs no XLM. */
 const INNER_FEE = '0';
@@ -36,7 +37,7 @@ export class EnvelopeBuilder {
   private readonly publicKey: string;
 
   constructor(
-    private readonly options: Pick<AccountSubmitterOptions, 'client' | 'bumper' | 'source' | 'txTimeoutLedgers'>,
+    private readonly options: { client: LedgerApi; bumper: FeeBumper; source: Keypair; txTimeoutLedgers: number },
     /** Channel accounts give the sequence numbers: the source account acts only through its operations. */
     private readonly usesChannels: boolean,
   ) {

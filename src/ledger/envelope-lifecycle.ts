@@ -1,6 +1,15 @@
+import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { Database } from '../db/client';
 import type { AppliedEnvelope, EntryRow, EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
+import { isFinalRefusal } from './entry-verdict';
 import type { KindRegistry } from './kinds/registry';
+
+/** An entry an envelope carries, in the envelope's order: its kind and how many of the envelope's operations are its own. */
+export interface CarriedEntry {
+  entryId: string;
+  kind: string;
+  operations: number;
+}
 
 /** How a failure may be recorded: `proven` by ledger evidence (any open envelope), or else only a first and only send's. */
 export interface FailOptions {
@@ -43,6 +52,30 @@ export class EnvelopeLifecycle {
       for (const [kind, ofKind] of byKind(failed)) await this.deps.kinds.of(kind).failed?.(tx, ofKind);
       return true;
     });
+  }
+
+  /**
+   * A first and only submission refused: the one way a refusal is recorded, whoever met it. Each
+   * entry whose own operations the refusal names for good (its kind decides, entry-verdict.ts) is
+   * over, with its own error; every other entry rides again in a new envelope. `carried` is the
+   * envelope's entries in order; undefined when which operations are whose is not known here (the
+   * reconciler's first send of an envelope a dead process stored): then every entry rides again and
+   * a new envelope gets a precise answer. Returns the entries that are over, with their errors, or
+   * undefined when the envelope was no longer open (settled elsewhere: the refusal says nothing).
+   */
+  async refused(envelopeId: string, error: LedgerRejectedError, carried: CarriedEntry[] | undefined): Promise<Map<string, LedgerRejectedError> | undefined> {
+    const verdicts: EntryVerdict[] = [];
+    const finals = new Map<string, LedgerRejectedError>();
+    let index = 0;
+    for (const entry of carried ?? []) {
+      const own = error.operationCodes.slice(index, index + entry.operations);
+      index += entry.operations;
+      const ownError = error.transactionCode === 'tx_failed' ? new LedgerRejectedError('tx_failed', own) : error;
+      const final = isFinalRefusal(this.deps.kinds.of(entry.kind), error, own);
+      verdicts.push({ entryId: entry.entryId, final, code: ownError.code });
+      if (final) finals.set(entry.entryId, ownError);
+    }
+    return (await this.fail(envelopeId, error.message, verdicts, { proven: false })) ? finals : undefined;
   }
 }
 

@@ -74,9 +74,9 @@ export class JournalReconciler extends BackgroundWorker {
     try {
       const facts = { ...factsOf(row.envelopeXdr, networkPassphrase), priorOuterHashes: row.priorOuterHashes };
       const outcome = row.status === 'pending' ? await sender.send(row.id, facts.tx, facts) : await sender.settle(row.id, facts.tx, facts, 1);
-      // A first submission refused: which operation failed is for the live path to weigh; here
-      // every entry simply rides again (a new envelope gets a precise answer).
-      if (outcome.kind === 'refused') await lifecycle.fail(row.id, outcome.error.message, [], { proven: false });
+      // A first submission refused: recorded as every refusal is; which operations are whose is not
+      // known here, so every entry rides again (a new envelope gets a precise answer).
+      if (outcome.kind === 'refused') await lifecycle.refused(row.id, outcome.error, undefined);
     } catch (err) {
       this.logger.warn({ hash: row.hash, reason: errorReason(err) }, 'envelope not settled yet');
     }

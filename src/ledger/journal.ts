@@ -12,10 +12,9 @@ import type { IdempotencyClaim, IdempotencyRepository } from '../db/repositories
 import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
 import { commitEntry } from './entry-commit';
 import type { EntryJobs } from './entry-jobs';
-import type { JournalTiming } from './journal-options';
 import type { EntryJob, EntryKind } from './kinds/entry-kind';
 import type { KindRegistry } from './kinds/registry';
-import type { LedgerAccounts, JournalAccounts } from './ledger-accounts';
+import type { JournalAccounts, JournalTiming, LedgerAccounts } from './ledger-accounts';
 import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult, WrittenOutcome } from './write-command';
 
 export interface JournalParts {

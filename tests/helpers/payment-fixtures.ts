@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { InitializedTransaction } from '../../src/clients/paystack.client';
 import type { PaymentRow } from '../../src/db/repositories/payment.repository';
 import { payments } from '../../src/db/schema';
@@ -7,10 +8,25 @@ import { adminToken, bearer, type CreatedUser } from './factories';
 import { recordRowsOf } from './journal-fixtures';
 import type { TestApp } from './test-app';
 
-/** Gives the distribution account token supply (the admin's create-asset), so payments can be paid out. */
+/**
+ * Gives the distribution account token supply (the admin's create-asset), so payments can be paid
+ * out. Asked as an admin's client would, with one Idempotency-Key until it answers 200: a busy
+ * machine can make the issue outlast the suite's short ledger deadlines (202: under way, asked
+ * again it answers the same entry; 503: nothing was moved, asked again it runs for real).
+ */
 export async function supplyTokens(app: TestApp, tokens = '1000000'): Promise<void> {
   const admin = await adminToken(app);
-  await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: tokens }).expect(200);
+  const key = `supply-${crypto.randomUUID()}`;
+  const issued = await eventually(
+    async () => {
+      const res = await app.http.post('/api/ledger/create-asset').set(bearer(admin)).set('Idempotency-Key', key).send({ assetCode: 'WLT', amount: tokens });
+      if (res.status === 202 || res.status === 503) return undefined;
+      return res;
+    },
+    'the supply to be issued',
+    { intervalMs: 150 },
+  );
+  expect(issued.status).toBe(200);
 }
 
 /** create-payment-intent as the user; fails the test unless it answers 200. */

@@ -2,7 +2,6 @@ import type { Asset, Keypair, xdr } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../../clients/ledger-api';
 import type { Executor } from '../../db/client';
 import type { EntryRow, NewEntry } from '../../db/repositories/journal.repository';
-import type { LedgerJob } from '../ledger-job';
 import type { EntryOutcome, KindCommand } from '../write-command';
 
 // What one kind of ledger write is, complete in one file under src/ledger/kinds/: the command a use
@@ -12,6 +11,17 @@ import type { EntryOutcome, KindCommand } from '../write-command';
 // kind (through KindRegistry) and never switch on its name. Adding a kind: docs/architecture.md.
 
 export type { KindCommand } from '../write-command';
+
+/** One journal entry's operations, to be carried by the next envelope of this account. */
+export interface LedgerJob {
+  /** The committed journal entry these operations are. */
+  entryId: string;
+  /** Its entry's kind (kinds/registry.ts): what a refusal of its operations means. */
+  kind: string;
+  operations: xdr.Operation[];
+  /** Keys besides the source account's that must sign (e.g. a new wallet for its change_trust). */
+  signers?: Keypair[];
+}
 
 /** An account's one queue of jobs (AccountSubmitter): it answers each job's outcome. */
 export interface JobSubmitter {
