@@ -164,7 +164,7 @@ async function mintingThrough(ctx: ScenarioContext, api: LedgerApiKind, s: Sizes
         if (res.status === 201) userIds.set(name, res.body.userId);
         return res.status;
       });
-      // begin sponsoring, create the account, trust the token, end sponsoring (src/ledger/entry-jobs.ts)
+      // begin sponsoring, create the account, trust the token, end sponsoring (src/ledger/kinds/activation.ts)
       const activation = await watch!.waitForOperations(seq0, t0, ACTIVATION_OPERATIONS * userIds.size, s.closeMs, BURST_TIMEOUT_MS);
       return { signups, activation };
     });

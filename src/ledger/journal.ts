@@ -1,10 +1,11 @@
-// Start here for "every ledger write exactly once". Journal.write is the whole rule: commit the
-// entry in one database transaction with what it claims (the request's Idempotency-Key, the
-// payment reference, the reversal), then have its account's submitter sign, store and send it, and
-// answer within the caller's wait. Below it: entry-jobs.ts (which submitter, which operations),
-// account-submitter.ts (batches, envelopes stored before they are sent), envelope-sender.ts (the
-// send and its settling by evidence). Beside it: journal-reconciler.ts finishes what no caller
-// waited for. Above it: ledger-bootstrap.ts (what the network must hold first).
+// Start here for "every ledger write exactly once". Journal.write is the whole rule: the command's
+// kind (kinds/) makes its entry, which is committed in one database transaction with what it claims
+// (the request's Idempotency-Key, its kind's claim: a payment reference, a reversal; entry-commit.ts),
+// then its account's submitter signs, stores and sends it, and the caller is answered within its
+// wait. Below it: account-submitter.ts (batches, envelopes stored before they are sent),
+// envelope-sender.ts (the send and its settling by evidence), envelope-lifecycle.ts (an envelope's
+// settlement and what it means for its entries). Beside it: journal-reconciler.ts finishes what no
+// caller waited for. Above it: ledger-bootstrap.ts (what the network must hold first).
 import type { xdr } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { Database } from '../db/client';

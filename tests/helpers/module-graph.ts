@@ -15,11 +15,6 @@ export interface ModuleGraph {
   unresolved: string[];
 }
 
-export interface OversizedFile {
-  file: string;
-  lines: number;
-}
-
 /** Every module a file names: static, type-only, re-exports, `import()`, `require()`, `import('x').T` in types. */
 export function moduleSpecifiers(fileName: string, text: string): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -176,18 +171,3 @@ function rotateToSmallest(cycle: string[]): string[] {
 }
 
 export const describeCycle = (cycle: string[]) => cycle.join(' -> ');
-
-/** Lines as `wc -l` and an editor count them: a final newline does not start another line. */
-export function lineCount(text: string): number {
-  if (text === '') return 0;
-  const lines = text.split('\n').length;
-  return text.endsWith('\n') ? lines - 1 : lines;
-}
-
-/** Files with more than `maxLines` lines, longest first. */
-export function oversizedFiles(rootDir: string, maxLines: number): OversizedFile[] {
-  return typeScriptFiles(rootDir)
-    .map((file) => ({ file, lines: lineCount(fs.readFileSync(path.join(rootDir, file), 'utf8')) }))
-    .filter(({ lines }) => lines > maxLines)
-    .sort((a, b) => b.lines - a.lines || a.file.localeCompare(b.file));
-}

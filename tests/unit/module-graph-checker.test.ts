@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildModuleGraph, describeCycle, findCycles, lineCount, moduleSpecifiers, oversizedFiles } from '../helpers/module-graph';
+import { buildModuleGraph, describeCycle, findCycles, moduleSpecifiers } from '../helpers/module-graph';
 
-// tests/unit/module-graph.test.ts holds src/ to no import cycles and no file over 300 lines. This
-// proves the checker it uses bites: on small trees written to a temporary folder, every kind of
-// import is an edge, a cycle is reported as a path, and a 301-line file is named.
+// tests/unit/module-graph.test.ts holds src/ to no import cycles. This proves the checker it uses
+// bites: on small trees written to a temporary folder, every kind of import is an edge and a cycle
+// is reported as a path.
 
 function writeTree(files: Record<string, string>): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'module-graph-'));
@@ -17,7 +17,6 @@ function writeTree(files: Record<string, string>): string {
 }
 
 const cyclesIn = (files: Record<string, string>) => findCycles(buildModuleGraph(writeTree(files))).map(describeCycle);
-const linesOfText = (count: number) => 'export const x = 1;\n'.repeat(count);
 
 describe('module graph checker', () => {
   it('reports a cycle closed by a type-only import, as a path back to its start', () => {
@@ -102,18 +101,5 @@ describe('module graph checker', () => {
     const text = "// import { b } from './b';\nexport const s = \"require('./b')\";\n";
 
     expect(moduleSpecifiers('a.ts', text)).toEqual([]);
-  });
-
-  it('reports a file of 301 lines and passes one of 300', () => {
-    const root = writeTree({ 'long.ts': linesOfText(301), 'limit.ts': linesOfText(300), 'nested/long.ts': linesOfText(302) });
-
-    expect(oversizedFiles(root, 300)).toEqual([
-      { file: 'nested/long.ts', lines: 302 },
-      { file: 'long.ts', lines: 301 },
-    ]);
-  });
-
-  it('counts lines as wc -l does', () => {
-    expect([lineCount(''), lineCount('x'), lineCount('x\n'), lineCount('x\ny'), lineCount('x\ny\n')]).toEqual([0, 1, 1, 2, 2]);
   });
 });

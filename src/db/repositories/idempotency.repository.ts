@@ -43,7 +43,7 @@ export class IdempotencyRepository {
 }
 
 /**
- * Binds the key to a new entry, in the transaction that commits the entry (JournalRepository.commit).
+ * Binds the key to a new entry, in the transaction that commits the entry (src/ledger/entry-commit.ts).
  * Returns the key already there when another request took it first (its transaction is committed by
  * then: the insert waited for it), or undefined when the key is now the entry's. An expired key is
  * replaced. Writes nothing when the key is taken.

@@ -126,7 +126,7 @@ async function movePayment(executor: Executor, reference: string, move: Transiti
 
 /**
  * Consumes a paid payment's reference for its mint (paid -> minting), in the transaction that
- * commits the mint's journal entry (JournalRepository.commit). False when another caller did first.
+ * commits the mint's journal entry (src/ledger/entry-commit.ts). False when another caller did first.
  */
 export async function paymentMintStarted(tx: Executor, mint: { reference: string; stroops: bigint; to: string }): Promise<boolean> {
   const row = await movePayment(tx, mint.reference, 'mintStarted', { tokensStroops: mint.stroops, destinationPublicKey: mint.to, nextCheckAt: null });

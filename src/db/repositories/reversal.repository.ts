@@ -143,7 +143,7 @@ export async function clawbackRefused(tx: Executor, reversalId: string, entryId:
 
 /**
  * Takes a waiting reversal for its clawback (waiting -> clawing, with the clawback's entry), in the
- * transaction that commits that entry (JournalRepository.commit). False when another caller did first.
+ * transaction that commits that entry (src/ledger/entry-commit.ts). False when another caller did first.
  */
 export async function reversalClawbackStarted(tx: Executor, reversalId: string, entryId: string): Promise<boolean> {
   const rows = await tx
