@@ -31,6 +31,7 @@ export interface PaymentParts {
 export function paymentsFromConfig(config: Config, parts: PaymentParts, options: { mintWaitMs: number }) {
   const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
   const payments = new PaymentService({
+    db: parts.db,
     provider: paystack,
     payments: parts.payments,
     users: parts.users,

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { InitializedTransaction, PaystackClient, VerifiedTransaction } from '../clients/paystack.client';
+import type { Database } from '../db/client';
 import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
@@ -53,6 +54,8 @@ export interface PaymentServiceOptions {
 }
 
 export interface PaymentServiceDeps {
+  /** The use case opens the transaction its debt settlement runs in; the repositories take it. */
+  db: Database;
   provider: PaystackClient;
   payments: PaymentRepository;
   users: UserRepository;
@@ -212,7 +215,7 @@ export class PaymentService {
     const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.deps.wallets.findArchivedByUserId(payment.userId))?.publicKey;
     if (!destination) return 'waiting_for_wallet';
     const tokens = this.tokensFor(payment.amountKobo);
-    const settled = await this.deps.payments.settleDebtOnce(payment.reference, tokens, (tx, userId) => this.deps.reversals.debtOf(tx, userId));
+    const settled = await this.settleDebtOnce(payment.reference, tokens);
     if (settled === undefined) return 'taken_elsewhere';
     if (settled > 0n) this.deps.logger.info({ reference: payment.reference, settledStroops: String(settled) }, "purchase settles the buyer's debt first");
     const toMint = tokens - settled;
@@ -225,6 +228,26 @@ export class PaymentService {
     const result = await this.deps.journal.write(mint, { waitMs: this.deps.options.mintWaitMs });
     if (!result.written) return 'taken_elsewhere';
     return result.outcome.status === 'confirmed' ? 'confirmed' : 'in_journal';
+  }
+
+  /**
+   * Decides, once, how much of the buyer's debt this paid purchase settles (at most `tokens`), in
+   * one transaction: the payment locked, then the buyer's debt lock, so two purchases never settle
+   * the same debt; a retry reads the decision already made. Undefined when the payment is not
+   * `paid` any more.
+   */
+  private settleDebtOnce(reference: string, tokens: bigint): Promise<bigint | undefined> {
+    const { db, payments, reversals } = this.deps;
+    return db.transaction(async (tx) => {
+      const payment = await payments.lockForDebt(tx, reference);
+      if (!payment || payment.status !== 'paid') return undefined;
+      if (payment.debtSettledStroops !== null) return payment.debtSettledStroops;
+      await reversals.lockDebtOf(tx, payment.userId);
+      const debt = await reversals.debtOf(tx, payment.userId);
+      const settled = debt <= 0n ? 0n : debt < tokens ? debt : tokens;
+      await payments.recordDebtSettled(tx, reference, settled);
+      return settled;
+    });
   }
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */

@@ -52,22 +52,15 @@ export class PaymentRepository {
     return movePayment(this.db, reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
   }
 
-  /**
-   * Decides, once, how much of the buyer's debt this paid purchase settles (at most `tokens`).
-   * Under the buyer's lock, so two purchases never settle the same debt; a retry reads the
-   * decision already made. Undefined when the payment is not `paid` any more.
-   */
-  async settleDebtOnce(reference: string, tokens: bigint, debtOf: (tx: Executor, userId: string) => Promise<bigint>): Promise<bigint | undefined> {
-    return this.db.transaction(async (tx) => {
-      const [payment] = await tx.select().from(payments).where(eq(payments.reference, reference)).for('update');
-      if (!payment || payment.status !== 'paid') return undefined;
-      if (payment.debtSettledStroops !== null) return payment.debtSettledStroops;
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`debt:${payment.userId}`}))`);
-      const debt = await debtOf(tx, payment.userId);
-      const settled = debt <= 0n ? 0n : debt < tokens ? debt : tokens;
-      await tx.update(payments).set({ debtSettledStroops: settled, updatedAt: new Date() }).where(eq(payments.reference, reference));
-      return settled;
-    });
+  /** The payment, locked for the caller's transaction (FOR UPDATE): one settlement of its debt at a time. */
+  async lockForDebt(tx: Executor, reference: string): Promise<PaymentRow | undefined> {
+    const [payment] = await tx.select().from(payments).where(eq(payments.reference, reference)).for('update');
+    return payment;
+  }
+
+  /** Records, in the caller's transaction, how much of the buyer's debt this purchase settled. */
+  async recordDebtSettled(tx: Executor, reference: string, settled: bigint): Promise<void> {
+    await tx.update(payments).set({ debtSettledStroops: settled, updatedAt: new Date() }).where(eq(payments.reference, reference));
   }
 
   /**

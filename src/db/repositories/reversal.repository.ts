@@ -89,6 +89,14 @@ export class ReversalRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Takes the buyer's debt lock until the caller's transaction ends: two purchases settling at once
+   * queue here, so they never settle the same debt twice.
+   */
+  async lockDebtOf(tx: Executor, userId: string): Promise<void> {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`debt:${userId}`}))`);
+  }
+
   /** What the buyer owes: tokens their reversals could not take back, less what their purchases settled. */
   async debtOf(executor: Executor, userId: string): Promise<bigint> {
     const result = await executor.execute(sql`
