@@ -3,7 +3,7 @@ import { balanceOf, type LedgerApi } from '../../clients/ledger-api';
 import { walletsActivated } from '../../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../../domain/amounts';
 import { sponsored } from '../channel-accounts';
-import { NEVER_SUCCEEDS, jobOf, type EntryKind } from './entry-kind';
+import { type EntryKind, finalWhenDoneOrHopeless, jobOf } from './entry-kind';
 
 /**
  * A new wallet (its public key) on the network: its account and its token trustline. `fresh`: the
@@ -48,7 +48,7 @@ export const activation: EntryKind<ActivationCommand> = {
     const operations = activationOperations(ledger.asset, ledger.keys.distribution.publicKey(), wallet.publicKey(), state === 'ready' ? 'untrusting' : state, formatStroops(entry.amountStroops));
     return jobOf(ledger.distribution, entry, operations, [wallet]);
   },
-  refusal: (code) => (code !== undefined && (code === 'op_already_exists' || NEVER_SUCCEEDS.has(code)) ? 'final' : 'again'),
+  refusal: finalWhenDoneOrHopeless,
   async confirmed(tx, entries) {
     await walletsActivated(tx, entries.flatMap((e) => (e.userId ? [e.userId] : [])));
   },

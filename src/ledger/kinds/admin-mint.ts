@@ -1,4 +1,4 @@
-import { jobOf, type EntryKind } from './entry-kind';
+import { anyRefusalIsFinal, type EntryKind, jobOf } from './entry-kind';
 import { tokenPayment } from './transfer';
 
 /** An admin's mint to a user's wallet (`to`), from the distribution account. */
@@ -26,5 +26,5 @@ export const adminMint: EntryKind<AdminMintCommand> = {
   async job(entry, { ledger }) {
     return jobOf(ledger.distribution, entry, [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)]);
   },
-  refusal: () => 'final',
+  refusal: anyRefusalIsFinal,
 };

@@ -1,5 +1,5 @@
 import { channelCreation, channelKeyOf } from '../channel-accounts';
-import { NEVER_SUCCEEDS, jobOf, type EntryKind } from './entry-kind';
+import { type EntryKind, finalWhenDoneOrHopeless, jobOf } from './entry-kind';
 
 /** The bootstrap's: one of the distribution account's channel accounts (its public key) is created. */
 export interface ChannelFundingCommand {
@@ -23,5 +23,5 @@ export const channelFunding: EntryKind<ChannelFundingCommand> = {
     if (!channel) throw new Error(`${entry.toPublicKey} is not one of the distribution account's channels`);
     return jobOf(ledger.distributionDirect, entry, channelCreation(ledger.keys.distribution, channel), [channel]);
   },
-  refusal: (code) => (code !== undefined && (code === 'op_already_exists' || NEVER_SUCCEEDS.has(code)) ? 'final' : 'again'),
+  refusal: finalWhenDoneOrHopeless,
 };

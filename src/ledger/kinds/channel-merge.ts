@@ -1,5 +1,5 @@
 import { channelKeyOf, channelRemoval } from '../channel-accounts';
-import { jobOf, type EntryKind } from './entry-kind';
+import { anyRefusalIsFinal, type EntryKind, jobOf } from './entry-kind';
 
 /** `npm run ledger:channels`: a channel account beyond LEDGER_CHANNELS is merged into the distribution account. */
 export interface ChannelMergeCommand {
@@ -26,5 +26,5 @@ export const channelMerge: EntryKind<ChannelMergeCommand> = {
     if (!channel) throw new Error(`${entry.toPublicKey} is not one of the distribution account's channels`);
     return jobOf(ledger.distributionDirect, entry, channelRemoval(ledger.keys.distribution, channel), [channel]);
   },
-  refusal: () => 'final',
+  refusal: anyRefusalIsFinal,
 };

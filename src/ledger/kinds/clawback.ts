@@ -1,7 +1,7 @@
 import { Operation, type Asset, type xdr } from '@stellar/stellar-sdk';
 import { clawbackRefused, clawbacksConfirmed, reversalClawbackStarted } from '../../db/repositories/reversal.repository';
 import { formatStroops } from '../../domain/amounts';
-import { jobOf, type EntryKind } from './entry-kind';
+import { type EntryKind, jobOf, operationRefusalIsFinal } from './entry-kind';
 
 /** A reversed payment's tokens taken back from the buyer's wallet (`from`): takes the reversal (waiting -> clawing), once. */
 export interface ClawbackCommand {
@@ -37,7 +37,7 @@ export const clawback: EntryKind<ClawbackCommand> = {
     // Only the issuer may take its token back: the issuer's batches.
     return jobOf(ledger.issuer, entry, [clawbackOperation(ledger.asset, entry.fromPublicKey, entry.amountStroops)]);
   },
-  refusal: (code) => (code === undefined ? 'again' : 'final'),
+  refusal: operationRefusalIsFinal,
   async confirmed(tx, entries) {
     await clawbacksConfirmed(tx, entries.map((e) => ({ reversalId: e.reversalId, entryId: e.id, amountStroops: e.amountStroops })));
   },

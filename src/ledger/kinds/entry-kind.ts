@@ -117,6 +117,18 @@ export interface EntryKind<C extends KindCommand = KindCommand> {
 /** Result codes of a payment that trying again never mends: the destination cannot hold the token. */
 export const NEVER_SUCCEEDS = new Set(['op_no_trust', 'op_line_full', 'op_no_destination', 'op_not_authorized', 'op_malformed', 'op_no_issuer']);
 
+// The refusal rules the kinds share (`refusal`):
+
+/** Any refusal is the answer: the caller asks again if it wants to. */
+export const anyRefusalIsFinal = (): RefusalVerdict => 'final';
+
+/** A refusal of its own operation is the answer; one of the whole transaction rides again (the service finishes it). */
+export const operationRefusalIsFinal = (code: string | undefined): RefusalVerdict => (code === undefined ? 'again' : 'final');
+
+/** Over only once done (the account already exists) or hopeless (NEVER_SUCCEEDS); anything else rides again. */
+export const finalWhenDoneOrHopeless = (code: string | undefined): RefusalVerdict =>
+  code !== undefined && (code === 'op_already_exists' || NEVER_SUCCEEDS.has(code)) ? 'final' : 'again';
+
 /** A job of the entry: its operations through `submitter`, signed by `signers` besides the submitter's account. */
 export function jobOf(submitter: JobSubmitter, entry: EntryRow, operations: xdr.Operation[], signers?: Keypair[]): EntryJob {
   return { submitter, job: { entryId: entry.id, kind: entry.kind, operations, ...(signers ? { signers } : {}) } };

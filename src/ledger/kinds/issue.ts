@@ -1,7 +1,7 @@
 import { Operation, type Asset, type Keypair, type xdr } from '@stellar/stellar-sdk';
 import { balanceOf } from '../../clients/ledger-api';
 import { formatStroops } from '../../domain/amounts';
-import { jobOf, type EntryKind } from './entry-kind';
+import { anyRefusalIsFinal, type EntryKind, jobOf } from './entry-kind';
 
 /** New tokens from the issuing account to the distribution account. */
 export interface IssueCommand {
@@ -28,7 +28,7 @@ export const issue: EntryKind<IssueCommand> = {
     const { operations, signers } = issueOperations(ledger.asset, ledger.keys.distribution, entry.amountStroops, trusts);
     return jobOf(ledger.issuer, entry, operations, signers);
   },
-  refusal: () => 'final',
+  refusal: anyRefusalIsFinal,
 };
 
 /** New tokens from the issuer to the distribution account, which first trusts the token if it does not yet. */

@@ -1,5 +1,5 @@
 import { AuthClawbackEnabledFlag, AuthRevocableFlag, Operation, type AuthFlag } from '@stellar/stellar-sdk';
-import { jobOf, type EntryKind } from './entry-kind';
+import { type EntryKind, jobOf, operationRefusalIsFinal } from './entry-kind';
 
 /** The bootstrap's: the issuer enables clawback. */
 export interface IssuerFlagsCommand {
@@ -26,5 +26,5 @@ export const issuerFlags: EntryKind<IssuerFlagsCommand> = {
     const flags = Operation.setOptions({ setFlags: (AuthRevocableFlag | AuthClawbackEnabledFlag) as AuthFlag, source: issuer.publicKey() });
     return jobOf(ledger.distributionDirect, entry, [flags], [issuer]);
   },
-  refusal: (code) => (code === undefined ? 'again' : 'final'),
+  refusal: operationRefusalIsFinal,
 };

@@ -1,6 +1,6 @@
 import { Operation, type Asset, type xdr } from '@stellar/stellar-sdk';
 import { formatStroops } from '../../domain/amounts';
-import { jobOf, type EntryKind } from './entry-kind';
+import { anyRefusalIsFinal, type EntryKind, jobOf } from './entry-kind';
 
 /** Tokens from a user's wallet (`from`, its public key) to any account: its sealed secret is opened only to sign. */
 export interface TransferCommand {
@@ -28,7 +28,7 @@ export const transfer: EntryKind<TransferCommand> = {
     const wallet = await walletKey(entry.fromPublicKey);
     return jobOf(walletSubmitter(wallet), entry, [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)]);
   },
-  refusal: () => 'final',
+  refusal: anyRefusalIsFinal,
 };
 
 /** A token payment (a transfer or a mint): from the envelope's acting account to `to`. */

@@ -1,5 +1,5 @@
 import { Operation } from '@stellar/stellar-sdk';
-import { NEVER_SUCCEEDS, jobOf, type EntryKind } from './entry-kind';
+import { type EntryKind, finalWhenDoneOrHopeless, jobOf } from './entry-kind';
 
 /** The bootstrap's: the distribution account trusts the token. */
 export interface TrustlineCommand {
@@ -21,5 +21,5 @@ export const trustline: EntryKind<TrustlineCommand> = {
   async job(entry, { ledger }) {
     return jobOf(ledger.distributionDirect, entry, [Operation.changeTrust({ asset: ledger.asset })]);
   },
-  refusal: (code) => (code !== undefined && (code === 'op_already_exists' || NEVER_SUCCEEDS.has(code)) ? 'final' : 'again'),
+  refusal: finalWhenDoneOrHopeless,
 };

@@ -1,0 +1,49 @@
+import { LedgerRejectedError } from '../../src/clients/ledger-errors';
+import { isFinalRefusal } from '../../src/ledger/entry-verdict';
+import { standardKinds } from '../../src/ledger/kinds/registry';
+
+// Which refusals end an entry, kind by kind: the table the journal answered before the kinds moved
+// into their own files (entry-verdict.ts switched on the name then), so the move changed nothing.
+// F: the entry is over (failed, with its code); A: it rides again in a new envelope.
+
+const kinds = standardKinds();
+const ownOperation = (code: string) => new LedgerRejectedError('tx_failed', [code]);
+
+//                        its operation: op_underfunded, op_no_trust, op_already_exists; the transaction: tx_no_source_account
+const TABLE: [kind: string, verdicts: string][] = [
+  ['transfer', 'FFFF'],
+  ['admin_mint', 'FFFF'],
+  ['issue', 'FFFF'],
+  ['channel_merge', 'FFFF'],
+  ['payment_mint', 'AFAA'],
+  ['clawback', 'FFFA'],
+  ['issuer_flags', 'FFFA'],
+  ['activation', 'AFFA'],
+  ['channel_funding', 'AFFA'],
+  ['trustline', 'AFFA'],
+];
+
+describe('refusal verdicts by kind', () => {
+  it('covers every kind', () => {
+    expect(TABLE.map(([kind]) => kind).sort()).toEqual([...kinds.names].sort());
+  });
+
+  it.each(TABLE)('%s: %s', (name, verdicts) => {
+    const kind = kinds.of(name);
+    const cases = [
+      isFinalRefusal(kind, ownOperation('op_underfunded'), ['op_underfunded']),
+      isFinalRefusal(kind, ownOperation('op_no_trust'), ['op_no_trust']),
+      isFinalRefusal(kind, ownOperation('op_already_exists'), ['op_already_exists']),
+      isFinalRefusal(kind, new LedgerRejectedError('tx_no_source_account', []), []),
+    ];
+    expect(cases.map((final) => (final ? 'F' : 'A')).join('')).toBe(verdicts);
+  });
+
+  it.each(TABLE.map(([kind]) => kind))('%s rides again when the envelope, its fee bump or another entry was refused', (name) => {
+    const kind = kinds.of(name);
+    expect(isFinalRefusal(kind, new LedgerRejectedError('tx_bad_seq', []), [])).toBe(false);
+    expect(isFinalRefusal(kind, new LedgerRejectedError('tx_insufficient_fee', []), [])).toBe(false);
+    expect(isFinalRefusal(kind, new LedgerRejectedError('tx_insufficient_balance', [], true), [])).toBe(false);
+    expect(isFinalRefusal(kind, new LedgerRejectedError('tx_failed', ['op_success', 'op_underfunded']), ['op_success'])).toBe(false);
+  });
+});
