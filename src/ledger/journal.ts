@@ -13,7 +13,8 @@ import type { IdempotencyClaim, IdempotencyRepository } from '../db/repositories
 import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
 import { commitEntry } from './entry-commit';
 import type { EntryJobs } from './entry-jobs';
-import type { EntryJob, EntryKind } from './kinds/entry-kind';
+import { reach } from './edge-failure';
+import type { EntryKind } from './kinds/entry-kind';
 import type { KindRegistry } from './kinds/registry';
 import type { JournalAccounts, JournalTiming, LedgerAccounts } from './ledger-accounts';
 import type { EntryOutcome, WriteCommand, WriteOptions, WriteResult, WrittenOutcome } from './write-command';
@@ -27,7 +28,6 @@ export interface JournalParts {
   jobs: EntryJobs;
   timing: JournalTiming;
 }
-
 
 /**
  * Every write to the network, exactly once. A write commits a journal entry (with its claim, in
@@ -96,14 +96,9 @@ export class Journal {
    * was sent and the entry waits like one no envelope could carry.
    */
   private async jobOutcome(ledger: JournalAccounts, entry: EntryRow, operations: xdr.Operation[] | undefined): Promise<EntryOutcome> {
-    let job: EntryJob;
-    try {
-      job = await this.parts.jobs.jobFor(ledger, entry, operations);
-    } catch (err) {
-      // The network's edge, not an outcome: the account could not be read, so nothing was sent.
-      return { status: 'waiting', error: err instanceof Error ? err : new Error(String(err)) };
-    }
-    return job.submitter.submit(job.job);
+    const built = await reach(() => this.parts.jobs.jobFor(ledger, entry, operations));
+    if (!built.reached) return { status: 'waiting', error: built.error };
+    return built.value.submitter.submit(built.value.job);
   }
 
   private async pending(entry: EntryRow): Promise<WriteResult> {
