@@ -223,6 +223,23 @@ describe('Paystack sandbox payouts (Transfers API)', () => {
       expect(await balance()).toBe(0);
     });
 
+    it('lets only one of two racing transfers spend a balance that covers one, and only one of two racing for a reference', async () => {
+      await setSandboxBalance(running.api, 100_000);
+      const recipient = await createTransferRecipient(running.api);
+      const shared = uniqueTransferReference();
+
+      const spending = await Promise.all([
+        transfer({ amount: 60_000, recipient, reference: uniqueTransferReference() }),
+        transfer({ amount: 60_000, recipient, reference: uniqueTransferReference() }),
+      ]);
+      const sameReference = await Promise.all([transfer({ amount: 1_000, recipient, reference: shared }), transfer({ amount: 1_000, recipient, reference: shared })]);
+
+      expect(spending.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(spending.find((r) => r.status === 400)?.data.message).toBe('Your balance is not enough to fulfil this request');
+      expect(sameReference.map((r) => r.status).sort()).toEqual([200, 400]);
+      expect(await balance()).toBe(39_000);
+    });
+
     it.each([
       ['too short', 'abc123'],
       ['too long', 'a'.repeat(51)],
