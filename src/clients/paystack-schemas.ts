@@ -46,3 +46,51 @@ export const listResponse = z.looseObject({
 export const failureResponse = z.looseObject({ status: z.literal(false) });
 
 export type TransactionData = z.output<typeof transactionData>;
+
+// The Transfers API (payouts to bank accounts).
+
+/** A refusal: HTTP 4xx with Paystack's `{status: false, message}`; the message says which. */
+export const refusalResponse = z.looseObject({ status: z.literal(false), message: z.string() });
+
+export const bankListResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.array(z.looseObject({ name: z.string().min(1), code: z.string().min(1), active: z.boolean().optional() })),
+});
+
+export const resolveAccountResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.looseObject({ account_number: z.string().min(1), account_name: z.string().min(1) }),
+});
+
+export const recipientResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.looseObject({
+    recipient_code: z.string().min(1),
+    details: z.looseObject({
+      account_number: z.string().min(1),
+      account_name: z.string().nullish(),
+      bank_code: z.string().min(1),
+      bank_name: z.string().min(1),
+    }),
+  }),
+});
+
+/** A transfer as create, finalize, verify and the `transfer.*` webhooks show it. */
+const transferData = z.looseObject({
+  reference: z.string().min(1),
+  transfer_code: z.string().min(1),
+  amount: koboAmount,
+  status: z.string().min(1),
+  reason: z.string().nullish(),
+  // Create answers the recipient's id; verify expands it.
+  recipient: z.union([z.number(), z.string(), z.looseObject({ recipient_code: z.string().min(1) })]).optional(),
+});
+
+export const transferResponse = z.looseObject({ status: z.literal(true), data: transferData });
+
+export const balanceResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.array(z.looseObject({ currency: z.string().min(1), balance: koboAmount })),
+});
+
+export type TransferData = z.output<typeof transferData>;

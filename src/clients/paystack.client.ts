@@ -1,7 +1,20 @@
 import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse } from 'axios';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error';
-import { failureResponse, initializeResponse, listResponse, verifyResponse, type TransactionData } from './paystack-schemas';
+import {
+  balanceResponse,
+  bankListResponse,
+  failureResponse,
+  initializeResponse,
+  listResponse,
+  recipientResponse,
+  refusalResponse,
+  resolveAccountResponse,
+  transferResponse,
+  verifyResponse,
+  type TransactionData,
+  type TransferData,
+} from './paystack-schemas';
 
 export interface PaystackClientOptions {
   /** e.g. `https://api.paystack.co`, or the sandbox's `http://localhost:3000/sandbox/paystack`. */
@@ -65,13 +78,87 @@ export interface TransactionPage {
   total: number;
 }
 
+export interface Bank {
+  name: string;
+  /** What `resolveAccount` and `createRecipient` take as `bankCode`. */
+  code: string;
+}
+
+export interface ResolvedAccount {
+  accountNumber: string;
+  /** The name the bank holds for the account. */
+  accountName: string;
+}
+
+export interface RecipientInput {
+  /** The name shown for the recipient at the provider (usually the resolved account name). */
+  name: string;
+  accountNumber: string;
+  bankCode: string;
+}
+
+/** A `nuban` recipient: the provider answers the same one for the same account and bank. */
+export interface TransferRecipient {
+  /** `RCP_...`: what `initiateTransfer` pays to. */
+  recipientCode: string;
+  accountNumber: string;
+  accountName: string | null;
+  bankCode: string;
+  bankName: string;
+}
+
+export interface TransferInput {
+  amountKobo: bigint;
+  /** A `recipientCode`. */
+  recipient: string;
+  /** 16-50 of lowercase a-z, 0-9, `-`, `_`; one transfer per reference, ever. */
+  reference: string;
+  reason: string;
+}
+
+/**
+ * A transfer as the provider knows it. `status`: `pending`, `otp`, `received` are not final;
+ * `success`, `failed`, `reversed`, `abandoned`, `blocked`, `rejected` are, except that `success`
+ * may later become `reversed`. An unknown status is to be treated as not final.
+ */
+export interface ProviderTransfer {
+  reference: string;
+  /** `TRF_...`: what `finalizeTransfer` takes. */
+  transferCode: string;
+  amountKobo: bigint;
+  status: string;
+  reason: string | null;
+  /** The provider's `data` object as received. */
+  raw: Record<string, unknown>;
+}
+
+/** Why the provider said no to a transfer, as far as the caller must tell refusals apart. */
+export type TransferRefusalReason =
+  /** A transfer with this reference exists already: verify it, it may be this one. */
+  | 'reference_used'
+  /** The provider's balance is too low; nothing was created: the same reference may be tried later. */
+  | 'balance_not_enough'
+  /** Any other refusal (a bad recipient or amount, an OTP not awaited or wrong). */
+  | 'other';
+
+/**
+ * What became of a call that moves money. `unclear` means the request may or may not have taken
+ * effect (no answer, a timeout, a reset, a 5xx or 429, an unreadable 2xx): the caller must ask
+ * `verifyTransfer(reference)`, and must never try again with a new reference.
+ */
+export type TransferCallResult =
+  | { outcome: 'accepted'; transfer: ProviderTransfer }
+  | { outcome: 'refused'; reason: TransferRefusalReason; message: string }
+  | { outcome: 'unclear'; cause: string };
+
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_PAGE_SIZE = 100;
 /** A Paystack answer is a few kB; anything far larger is not one. */
 const MAX_RESPONSE_BYTES = 1_000_000;
 
 /**
- * Paystack's transaction API: open a charge, ask what became of it, and list them all.
+ * Paystack's transaction API (open a charge, ask what became of it, list them all) and its
+ * Transfers API (banks, account names, recipients, payouts from the balance).
  *
  * Every answer is validated before anything is read from it. Failures become AppErrors in the
  * service's terms: `UPSTREAM_UNAVAILABLE` when retrying later can help (no answer, timeout,
@@ -187,27 +274,169 @@ export class PaystackClient {
     }
   }
 
+  /** The banks the provider pays out to (`GET /bank?currency=NGN`), active ones only. */
+  async listBanks(): Promise<Bank[]> {
+    const response = await this.send({ method: 'GET', url: '/bank', params: { currency: 'NGN' } });
+    if (response.status !== 200) throw failed(`bank list answered HTTP ${response.status}`);
+    const body = validate(response, readJson(response), bankListResponse);
+    return body.data.filter((bank) => bank.active !== false).map((bank) => ({ name: bank.name, code: bank.code }));
+  }
+
+  /** The account's name at the bank, or undefined when the provider cannot resolve it (wrong number or bank). */
+  async resolveAccount(accountNumber: string, bankCode: string): Promise<ResolvedAccount | undefined> {
+    const response = await this.send({
+      method: 'GET',
+      url: '/bank/resolve',
+      params: { account_number: accountNumber, bank_code: bankCode },
+    });
+    if (response.status === 400 || response.status === 422) {
+      validate(response, readJson(response), refusalResponse);
+      return undefined;
+    }
+    if (response.status !== 200) throw failed(`resolve answered HTTP ${response.status}`);
+    const { data } = validate(response, readJson(response), resolveAccountResponse);
+    return { accountNumber: data.account_number, accountName: data.account_name };
+  }
+
+  /**
+   * The provider's `nuban` recipient for the account (the same one if it exists already). A
+   * refusal is `UPSTREAM_FAILED`: resolve the account first, so it is not expected.
+   */
+  async createRecipient(input: RecipientInput): Promise<TransferRecipient> {
+    const response = await this.send({
+      method: 'POST',
+      url: '/transferrecipient',
+      data: { type: 'nuban', name: input.name, account_number: input.accountNumber, bank_code: input.bankCode, currency: 'NGN' },
+    });
+    if (response.status !== 200 && response.status !== 201) throw failed(`create recipient answered HTTP ${response.status}`);
+    const { data } = validate(response, readJson(response), recipientResponse);
+    return {
+      recipientCode: data.recipient_code,
+      accountNumber: data.details.account_number,
+      accountName: data.details.account_name ?? null,
+      bankCode: data.details.bank_code,
+      bankName: data.details.bank_name,
+    };
+  }
+
+  /**
+   * Asks the provider to pay `amountKobo` from its balance to `recipient`, under `reference`.
+   * Never throws for what the provider did or may have done: see `TransferCallResult`. Only a
+   * refused key (`UPSTREAM_FAILED`) and an amount a JSON number cannot carry (`VALIDATION`,
+   * before any call) throw. Not retried here: an unclear answer is settled by verifying the
+   * reference, and a retry is the same reference, which the provider refuses as `reference_used`
+   * once the first went through.
+   */
+  async initiateTransfer(input: TransferInput): Promise<TransferCallResult> {
+    const amount = koboToJsonNumber(input.amountKobo);
+    return this.transferCall(
+      { method: 'POST', url: '/transfer', data: { source: 'balance', amount, recipient: input.recipient, reference: input.reference, reason: input.reason } },
+      input.reference,
+    );
+  }
+
+  /** Gives the OTP a transfer in `otp` waits for. Results as `initiateTransfer`; a wrong OTP is `refused`. */
+  async finalizeTransfer(transferCode: string, otp: string): Promise<TransferCallResult> {
+    return this.transferCall({ method: 'POST', url: '/transfer/finalize_transfer', data: { transfer_code: transferCode, otp } });
+  }
+
+  /** What the provider knows of the transfer with `reference`, or undefined when there is none (404). */
+  async verifyTransfer(reference: string): Promise<ProviderTransfer | undefined> {
+    const response = await this.send({ method: 'GET', url: `/transfer/verify/${encodeURIComponent(reference)}` });
+    if (response.status === 404) {
+      validate(response, readJson(response), refusalResponse);
+      return undefined;
+    }
+    if (response.status !== 200) throw failed(`transfer verify answered HTTP ${response.status}`);
+    const json = readJson(response);
+    const { data } = validate(response, json, transferResponse);
+    if (data.reference !== reference) throw failed('transfer verify answered for another reference');
+    return toTransfer(data, (json as { data: Record<string, unknown> }).data);
+  }
+
+  /** The provider's NGN balance in kobo: what transfers can still pay out. */
+  async balance(): Promise<bigint> {
+    const response = await this.send({ method: 'GET', url: '/balance' });
+    if (response.status !== 200) throw failed(`balance answered HTTP ${response.status}`);
+    const { data } = validate(response, readJson(response), balanceResponse);
+    const naira = data.find((entry) => entry.currency === 'NGN');
+    if (!naira) throw failed('balance has no NGN entry');
+    return naira.balance;
+  }
+
+  /** A call that may move money: every answer becomes a result, none an exception (see TransferCallResult). */
+  private async transferCall(config: AxiosRequestConfig, expectedReference?: string): Promise<TransferCallResult> {
+    const exchanged = await this.exchange(config);
+    if ('unclear' in exchanged) return { outcome: 'unclear', cause: exchanged.unclear };
+    const { response } = exchanged;
+    if (response.status >= 500 || response.status === 429) return { outcome: 'unclear', cause: `HTTP ${response.status}` };
+    refuseBadKey(response);
+    const json = parseJson(response.data);
+    if (response.status >= 400) {
+      const refusal = refusalResponse.safeParse(json);
+      // A 4xx not in Paystack's shape came from something in front of it (a proxy): the call may not have reached it.
+      if (!refusal.success) return { outcome: 'unclear', cause: `HTTP ${response.status} answer is not a Paystack refusal` };
+      return { outcome: 'refused', reason: refusalReason(refusal.data.message), message: refusal.data.message };
+    }
+    const parsed = transferResponse.safeParse(json);
+    // Something was accepted but cannot be read: only verify can say what.
+    if (!parsed.success) return { outcome: 'unclear', cause: `HTTP ${response.status} answer has an unexpected shape` };
+    if (expectedReference !== undefined && parsed.data.data.reference !== expectedReference) {
+      return { outcome: 'unclear', cause: 'answer names another reference' };
+    }
+    return { outcome: 'accepted', transfer: toTransfer(parsed.data.data, (json as { data: Record<string, unknown> }).data) };
+  }
+
   /** One request; sorts out the failures every endpoint shares. Only 2xx-4xx answers come back. */
   private async send(config: AxiosRequestConfig): Promise<AxiosResponse<unknown>> {
-    let response: AxiosResponse<unknown>;
+    const exchanged = await this.exchange(config);
+    if ('unclear' in exchanged) throw unavailable(exchanged.unclear);
+    const { response } = exchanged;
+    if (response.status >= 500 || response.status === 429) throw unavailable(`HTTP ${response.status}`);
+    refuseBadKey(response);
+    return response;
+  }
+
+  /** One request and its answer, or why there is no complete answer. */
+  private async exchange(config: AxiosRequestConfig): Promise<{ response: AxiosResponse<unknown> } | { unclear: string }> {
     try {
-      response = await this.http.request<unknown>({
+      const response = await this.http.request<unknown>({
         ...this.requestConfig,
         ...config,
         // axios' own timeout only watches socket inactivity; this bounds a slowly trickling answer too.
         signal: AbortSignal.timeout(this.timeoutMs),
       });
+      return { response };
     } catch (error) {
       // No complete answer: refused, reset, timed out, cut off mid-body. Only the code is kept,
       // because an axios error holds the request config and with it the Authorization header.
       const code = axios.isAxiosError(error) ? error.code : undefined;
-      throw unavailable(`no complete answer (${code ?? 'request failed'})`);
+      return { unclear: `no complete answer (${code ?? 'request failed'})` };
     }
-    if (response.status >= 500 || response.status === 429) throw unavailable(`HTTP ${response.status}`);
-    // The provider refused our key: a server misconfiguration, not something a retry fixes.
-    if (response.status === 401 || response.status === 403) throw failed(`provider refused the secret key (HTTP ${response.status})`);
-    return response;
   }
+}
+
+/** The provider refused our key: a server misconfiguration, not something a retry fixes. */
+function refuseBadKey(response: AxiosResponse<unknown>): void {
+  if (response.status === 401 || response.status === 403) throw failed(`provider refused the secret key (HTTP ${response.status})`);
+}
+
+/** Paystack's words for the refusals a payout must tell apart. */
+function refusalReason(message: string): TransferRefusalReason {
+  if (/reference has already been used/i.test(message)) return 'reference_used';
+  if (/balance is not enough/i.test(message)) return 'balance_not_enough';
+  return 'other';
+}
+
+function toTransfer(data: TransferData, raw: Record<string, unknown>): ProviderTransfer {
+  return {
+    reference: data.reference,
+    transferCode: data.transfer_code,
+    amountKobo: data.amount,
+    status: data.status,
+    reason: data.reason ?? null,
+    raw,
+  };
 }
 
 function toTransaction(data: TransactionData, raw: Record<string, unknown>): VerifiedTransaction {
@@ -233,11 +462,19 @@ function koboToJsonNumber(amountKobo: bigint): number {
 }
 
 function readJson(response: AxiosResponse<unknown>): unknown {
-  if (typeof response.data !== 'string') return response.data;
+  const json = parseJson(response.data);
+  if (json === NOT_JSON) throw failed(`HTTP ${response.status} answer is not JSON`);
+  return json;
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
   try {
-    return JSON.parse(response.data) as unknown;
+    return JSON.parse(data) as unknown;
   } catch {
-    throw failed(`HTTP ${response.status} answer is not JSON`);
+    return NOT_JSON;
   }
 }
 

@@ -3,8 +3,18 @@ import { PaystackClient } from '../../src/clients/paystack.client';
 import { AppError, type ErrorCode } from '../../src/errors/app-error';
 import { eventually } from '../helpers/eventually';
 import { answer, hang, startFakeServer, type FakeServer } from '../helpers/fake-server';
-import { sandboxControlPaths } from '@wallet/paystack-sandbox';
-import { initializeCharge, initializePaidCharge, SECRET_KEY, startSandbox, uniqueReference, type RunningSandbox } from '@wallet/paystack-sandbox/testing';
+import { accountNameFor, SANDBOX_OTP, sandboxControlPaths } from '@wallet/paystack-sandbox';
+import {
+  createTransferRecipient,
+  initializeCharge,
+  initializePaidCharge,
+  SECRET_KEY,
+  setSandboxBalance,
+  startSandbox,
+  uniqueReference,
+  uniqueTransferReference,
+  type RunningSandbox,
+} from '@wallet/paystack-sandbox/testing';
 
 const CALLBACK_URL = 'http://merchant.test/api/payments/callback';
 
@@ -397,5 +407,204 @@ describe('PaystackClient when the provider misbehaves', () => {
     });
     await expectAppError(clientFor(fake.url).verify('ref-1'), 'UPSTREAM_FAILED');
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('PaystackClient paying out, against the Paystack sandbox', () => {
+  let running: RunningSandbox;
+  let client: PaystackClient;
+  let recipient: string;
+
+  // A sandbox per test: each starts from a known balance of ₦10,000.
+  beforeEach(async () => {
+    running = await startSandbox();
+    client = new PaystackClient({ baseUrl: running.baseUrl, secretKey: SECRET_KEY });
+    await setSandboxBalance(running.api, 1_000_000);
+    recipient = await createTransferRecipient(running.api);
+  });
+
+  afterEach(async () => {
+    await running.stop();
+  });
+
+  const transferInput = (overrides: Partial<Parameters<PaystackClient['initiateTransfer']>[0]> = {}) => ({
+    amountKobo: 250_000n,
+    recipient,
+    reference: uniqueTransferReference('client'),
+    reason: 'Cash-out',
+    ...overrides,
+  });
+  const control = (path: string, body: Record<string, unknown>) => running.api.post(path, body);
+
+  it('lists the banks, resolves an account\'s name and creates its recipient once', async () => {
+    const banks = await client.listBanks();
+    const resolved = await client.resolveAccount('0123456789', '058');
+    const created = await client.createRecipient({ name: 'Ada', accountNumber: '0123456789', bankCode: '058' });
+    const again = await client.createRecipient({ name: 'Ada', accountNumber: '0123456789', bankCode: '058' });
+
+    expect(banks).toContainEqual({ name: 'Guaranty Trust Bank', code: '058' });
+    expect(resolved).toEqual({ accountNumber: '0123456789', accountName: accountNameFor('0123456789', '058') });
+    expect(created).toEqual({
+      recipientCode: recipient,
+      accountNumber: '0123456789',
+      accountName: accountNameFor('0123456789', '058'),
+      bankCode: '058',
+      bankName: 'Guaranty Trust Bank',
+    });
+    expect(again).toEqual(created);
+  });
+
+  it('answers undefined for an account the provider cannot resolve', async () => {
+    expect(await client.resolveAccount('012345678', '058')).toBeUndefined();
+    expect(await client.resolveAccount('0123456789', '999')).toBeUndefined();
+  });
+
+  it('treats a refused recipient as UPSTREAM_FAILED', async () => {
+    await expectAppError(client.createRecipient({ name: 'Ada', accountNumber: '12', bankCode: '058' }), 'UPSTREAM_FAILED');
+  });
+
+  it('pays: accepted with its status and transfer code, the balance lowered, verify agreeing, amounts in bigint kobo', async () => {
+    const input = transferInput();
+
+    const result = await client.initiateTransfer(input);
+    const verified = await client.verifyTransfer(input.reference);
+
+    expect(result).toEqual({
+      outcome: 'accepted',
+      transfer: {
+        reference: input.reference,
+        transferCode: expect.stringMatching(/^TRF_/),
+        amountKobo: 250_000n,
+        status: 'success',
+        reason: 'Cash-out',
+        raw: expect.objectContaining({ amount: 250_000, reference: input.reference }),
+      },
+    });
+    expect(verified).toMatchObject({ reference: input.reference, status: 'success', amountKobo: 250_000n });
+    expect(verified?.transferCode).toBe(result.outcome === 'accepted' ? result.transfer.transferCode : undefined);
+    expect(await client.balance()).toBe(750_000n);
+  });
+
+  it('answers undefined for a transfer reference the provider does not know', async () => {
+    expect(await client.verifyTransfer(uniqueTransferReference('unknown'))).toBeUndefined();
+  });
+
+  it('tells a reused reference and a balance too low apart, with the provider\'s message', async () => {
+    const input = transferInput();
+    await client.initiateTransfer(input);
+
+    const reused = await client.initiateTransfer(input);
+    const tooMuch = await client.initiateTransfer(transferInput({ amountKobo: 750_001n }));
+    const badRecipient = await client.initiateTransfer(transferInput({ recipient: 'RCP_nobody' }));
+
+    expect(reused).toEqual({ outcome: 'refused', reason: 'reference_used', message: 'This reference has already been used on a prior transfer' });
+    expect(tooMuch).toEqual({ outcome: 'refused', reason: 'balance_not_enough', message: 'Your balance is not enough to fulfil this request' });
+    expect(badRecipient).toEqual({ outcome: 'refused', reason: 'other', message: 'Recipient specified is invalid' });
+    expect(await client.balance()).toBe(750_000n);
+  });
+
+  it.each(['504-after-create', 'reset-after-create'])(
+    'answers unclear when the provider %s, and verify then finds the one transfer',
+    async (fault) => {
+      const input = transferInput();
+      await control(sandboxControlPaths.transferFault(), { fault, reference: input.reference });
+
+      const result = await client.initiateTransfer(input);
+      const verified = await client.verifyTransfer(input.reference);
+      const retried = await client.initiateTransfer(input);
+
+      expect(result).toEqual({ outcome: 'unclear', cause: expect.any(String) });
+      expect(verified).toMatchObject({ reference: input.reference, status: 'success', amountKobo: 250_000n });
+      expect(retried).toMatchObject({ outcome: 'refused', reason: 'reference_used' });
+      expect(await client.balance()).toBe(750_000n);
+    },
+  );
+
+  it('answers unclear on a 500 before the transfer exists; verify finds none and the same reference then pays', async () => {
+    const input = transferInput();
+    await control(sandboxControlPaths.transferFault(), { fault: '500-before' });
+
+    const result = await client.initiateTransfer(input);
+    const verified = await client.verifyTransfer(input.reference);
+    const retried = await client.initiateTransfer(input);
+
+    expect(result).toEqual({ outcome: 'unclear', cause: 'HTTP 500' });
+    expect(verified).toBeUndefined();
+    expect(retried).toMatchObject({ outcome: 'accepted', transfer: { status: 'success' } });
+  });
+
+  it('reports pending, failed and reversed transfers as the provider has them', async () => {
+    const pending = transferInput();
+    const failing = transferInput();
+    await control(sandboxControlPaths.nextTransfer(), { outcome: 'pending', reference: pending.reference });
+    await control(sandboxControlPaths.nextTransfer(), { outcome: 'failed', reference: failing.reference });
+
+    expect(await client.initiateTransfer(pending)).toMatchObject({ outcome: 'accepted', transfer: { status: 'pending' } });
+    expect(await client.initiateTransfer(failing)).toMatchObject({ outcome: 'accepted', transfer: { status: 'failed' } });
+    await control(sandboxControlPaths.transferStatus(pending.reference), { status: 'success' });
+    await control(sandboxControlPaths.transferStatus(pending.reference), { status: 'reversed' });
+
+    expect(await client.verifyTransfer(pending.reference)).toMatchObject({ status: 'reversed' });
+    expect(await client.verifyTransfer(failing.reference)).toMatchObject({ status: 'failed' });
+    expect(await client.balance()).toBe(1_000_000n);
+  });
+
+  it('finalizes an otp transfer with the right OTP; a wrong one is refused', async () => {
+    await control(sandboxControlPaths.transferOtp(), { enabled: true });
+    const input = transferInput();
+
+    const created = await client.initiateTransfer(input);
+    const transferCode = created.outcome === 'accepted' ? created.transfer.transferCode : '';
+    const wrong = await client.finalizeTransfer(transferCode, '000000');
+    const right = await client.finalizeTransfer(transferCode, SANDBOX_OTP);
+
+    expect(created).toMatchObject({ outcome: 'accepted', transfer: { status: 'otp' } });
+    expect(wrong).toEqual({ outcome: 'refused', reason: 'other', message: 'Invalid OTP' });
+    expect(right).toMatchObject({ outcome: 'accepted', transfer: { reference: input.reference, status: 'success' } });
+  });
+
+  it('refuses an amount a JSON number cannot carry exactly, before calling the provider', async () => {
+    const input = transferInput({ amountKobo: BigInt(Number.MAX_SAFE_INTEGER) + 1n });
+
+    await expect(client.initiateTransfer(input)).rejects.toMatchObject({ code: 'VALIDATION' });
+    expect(await client.verifyTransfer(input.reference)).toBeUndefined();
+  });
+
+  it('treats a wrong secret key as UPSTREAM_FAILED, not as a refusal', async () => {
+    const misconfigured = new PaystackClient({ baseUrl: running.baseUrl, secretKey: 'sk_test_not_the_right_one' });
+
+    await expectAppError(misconfigured.initiateTransfer(transferInput()), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
+    await expectAppError(misconfigured.balance(), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
+  });
+});
+
+describe('PaystackClient paying out when the provider misbehaves', () => {
+  let fake: FakeServer | undefined;
+
+  afterEach(async () => {
+    await fake?.close();
+    fake = undefined;
+  });
+
+  const input = () => ({ amountKobo: 100n, recipient: 'RCP_x', reference: uniqueTransferReference('fake'), reason: 'Cash-out' });
+
+  it('answers unclear when the provider does not answer within the timeout', async () => {
+    fake = await startFakeServer(hang);
+
+    const result = await new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY, timeoutMs: 200 }).initiateTransfer(input());
+
+    expect(result).toEqual({ outcome: 'unclear', cause: expect.stringContaining('no complete answer') });
+  });
+
+  it.each([
+    ['an HTML error page from a proxy', 404, '<html>Not Found</html>', 'text/html'],
+    ['a 200 it cannot read', 200, '{"status":true,"data":{}}', 'application/json'],
+    ['a 429', 429, '{"status":false,"message":"Too many requests"}', 'application/json'],
+  ])('answers unclear for %s: only verify can say whether the transfer exists', async (_case, status, body, contentType) => {
+    fake = await startFakeServer(answer(status, body, contentType));
+
+    const result = await new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).initiateTransfer(input());
+
+    expect(result).toMatchObject({ outcome: 'unclear' });
   });
 });

@@ -18,6 +18,16 @@ const STATUS_BY_CODE: Record<PaystackSandboxErrorCode, number> = {
   dispute_not_found: 404,
   dispute_already_open: 400,
   dispute_not_open: 400,
+  // Paystack's resolve answers 422 for an account it cannot name; creating a recipient for one is a 400.
+  account_not_resolved: 422,
+  recipient_account_invalid: 400,
+  recipient_not_found: 400,
+  transfer_reference_used: 400,
+  balance_not_enough: 400,
+  transfer_not_found: 404,
+  transfer_not_awaiting_otp: 400,
+  invalid_otp: 400,
+  transfer_not_movable: 400,
 };
 
 /** Parses a body, or stops the request with Paystack's 400 `{status:false, message}`. */

@@ -125,6 +125,8 @@ export class ChargeService {
   private async moveOpenCharge(transaction: SandboxTransaction, next: TransactionStatus, options: StatusChangeOptions): Promise<void> {
     if (next === transaction.status) return;
     this.store.setStatus(transaction, next);
+    // A paid charge is money the integration can pay out (Paystack settles it to the balance).
+    if (next === 'success') this.store.addToBalance(transaction.amountKobo);
     const event = next === 'success' && options.webhook ? { event: 'charge.success' as const, data: this.dataOf(transaction) } : undefined;
     await this.store.persist();
     if (event) this.webhooks.send(event);

@@ -8,6 +8,11 @@ export const CONTROL_ROUTES = {
   openDispute: '/sandbox/transactions/:reference/disputes',
   remindDispute: '/sandbox/disputes/:id/remind',
   resolveDispute: '/sandbox/disputes/:id/resolve',
+  balance: '/sandbox/balance',
+  transferOtp: '/sandbox/transfers/otp',
+  nextTransfer: '/sandbox/transfers/next',
+  transferFault: '/sandbox/transfers/fault',
+  transferStatus: '/sandbox/transfers/:reference/status',
 } as const;
 
 export const sandboxControlPaths = {
@@ -15,4 +20,9 @@ export const sandboxControlPaths = {
   openDispute: (reference: string) => `/sandbox/transactions/${encodeURIComponent(reference)}/disputes`,
   remindDispute: (disputeId: number) => `/sandbox/disputes/${disputeId}/remind`,
   resolveDispute: (disputeId: number) => `/sandbox/disputes/${disputeId}/resolve`,
+  balance: () => CONTROL_ROUTES.balance,
+  transferOtp: () => CONTROL_ROUTES.transferOtp,
+  nextTransfer: () => CONTROL_ROUTES.nextTransfer,
+  transferFault: () => CONTROL_ROUTES.transferFault,
+  transferStatus: (reference: string) => `/sandbox/transfers/${encodeURIComponent(reference)}/status`,
 };

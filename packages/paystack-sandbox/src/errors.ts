@@ -9,7 +9,16 @@ export type PaystackSandboxErrorCode =
   | 'refund_not_found'
   | 'dispute_not_found'
   | 'dispute_already_open'
-  | 'dispute_not_open';
+  | 'dispute_not_open'
+  | 'account_not_resolved'
+  | 'recipient_account_invalid'
+  | 'recipient_not_found'
+  | 'transfer_reference_used'
+  | 'balance_not_enough'
+  | 'transfer_not_found'
+  | 'transfer_not_awaiting_otp'
+  | 'invalid_otp'
+  | 'transfer_not_movable';
 
 /**
  * A rule of the fake gateway was broken. The services throw it without knowing about HTTP;

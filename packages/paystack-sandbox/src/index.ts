@@ -6,6 +6,8 @@ import { DisputeService } from './dispute.service';
 import { RefundService } from './refund.service';
 import { createSandboxControlsRouter } from './sandbox-controls.routes';
 import { TransactionStore } from './transaction-store';
+import { createTransferApiRouter } from './transfer-api.routes';
+import { TransferService } from './transfer.service';
 import { WebhookSender } from './webhook-sender';
 
 export { signPaystackPayload } from './signature';
@@ -15,11 +17,24 @@ export { DISPUTE_RESOLUTIONS, type DisputeResolution, type DisputeStatus, type P
 export type { PaystackRefundData, RefundEventData, RefundStatus } from './refund';
 export { NOT_YET_STATUSES, TRANSACTION_STATUSES, type NotYetStatus, type PaystackTransactionData, type TransactionStatus } from './transaction';
 export type { WebhookEvent, WebhookEventName } from './webhook-sender';
+export { SANDBOX_BANKS, accountNameFor } from './banks';
+export { CONTROLLED_TRANSFER_STATUSES, TRANSFER_FAULTS, type ControlledTransferStatus, type TransferFault } from './control.schemas';
+export { SANDBOX_OTP } from './transfer.service';
+export {
+  FINAL_TRANSFER_STATUSES,
+  PENDING_TRANSFER_STATUSES,
+  TRANSFER_OUTCOMES,
+  TRANSFER_STATUSES,
+  type PaystackRecipientData,
+  type PaystackTransferData,
+  type TransferOutcome,
+  type TransferStatus,
+} from './transfer';
 
 export interface PaystackSandboxOptions {
   /** The Bearer secret the sandbox accepts; also the HMAC key for webhook signatures. */
   secretKey: string;
-  /** Where to POST signed events (`charge.success`, `refund.processed`, `charge.dispute.*`); unset means no webhooks. */
+  /** Where to POST signed events (`charge.success`, `refund.processed`, `charge.dispute.*`, `transfer.*`); unset means no webhooks. */
   webhookUrl?: string;
   /** Directory to persist transactions in (JSON, atomic write); unset means memory only. */
   dataDir?: string;
@@ -40,10 +55,10 @@ export interface PaystackSandbox {
 }
 
 /**
- * A stand-in for Paystack that speaks its HTTP contract: the transaction and refund API behind
- * the Bearer secret, a checkout page with Pay / Decline / Cancel, signed webhooks, and
+ * A stand-in for Paystack that speaks its HTTP contract: the transaction, refund and transfer API
+ * behind the Bearer secret, a checkout page with Pay / Decline / Cancel, signed webhooks, and
  * sandbox-only controls (`sandboxControlPaths`) for what Paystack does on its own: not-yet
- * statuses, lost webhooks, chargebacks.
+ * statuses, lost webhooks, chargebacks, payouts that fail or come back, lost answers.
  * Loads earlier transactions from `dataDir` first, so it fails here, not on the first request,
  * if the saved state is unreadable.
  */
@@ -55,10 +70,12 @@ export async function createPaystackSandbox(options: PaystackSandboxOptions): Pr
   const charges = new ChargeService(store, webhooks);
   const refunds = new RefundService(store, webhooks);
   const disputes = new DisputeService(store, webhooks);
+  const transfers = new TransferService(store, webhooks);
 
   const router = Router();
   router.use(createApiRouter(charges, refunds, options.secretKey, options.publicUrl?.replace(/\/+$/, '')));
-  router.use(createSandboxControlsRouter(charges, disputes, options.secretKey));
+  router.use(createTransferApiRouter(transfers, options.secretKey));
+  router.use(createSandboxControlsRouter(charges, disputes, transfers, options.secretKey));
   router.use(createCheckoutRouter(charges));
 
   return {

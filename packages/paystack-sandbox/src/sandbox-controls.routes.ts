@@ -1,15 +1,26 @@
 import express, { Router, type RequestHandler } from 'express';
 import { apiErrorHandler, parseOrReject } from './api-error-handler';
 import type { ChargeService } from './charge.service';
-import { openDisputeBody, resolveDisputeBody, setStatusBody } from './control.schemas';
+import {
+  nextTransferBody,
+  openDisputeBody,
+  otpSwitchBody,
+  resolveDisputeBody,
+  setBalanceBody,
+  setStatusBody,
+  setTransferStatusBody,
+  transferFaultBody,
+} from './control.schemas';
 import { CONTROL_ROUTES } from './control-paths';
 import type { DisputeService } from './dispute.service';
 import { PaystackSandboxError } from './errors';
 import { requireSecretKey } from './secret-key-auth';
+import type { TransferService } from './transfer.service';
 
 /**
  * The provider's bad days on demand: what Paystack does on its own (a charge stuck `ongoing`, a
- * lost webhook, a chargeback) done when a test asks. Not part of Paystack's API; answers in its
+ * lost webhook, a chargeback, a payout that fails or comes back, an answer lost after the transfer
+ * was made) done when a test asks. Not part of Paystack's API; answers in its
  * `{status, message, data}` envelope all the same.
  */
 
@@ -53,8 +64,56 @@ function resolveDispute(disputes: DisputeService): RequestHandler<{ id: string }
   };
 }
 
+function setBalance(transfers: TransferService): RequestHandler {
+  return async (req, res) => {
+    const body = parseOrReject(setBalanceBody, req.body ?? {}, res);
+    if (!body) return;
+    res.json({ status: true, message: 'Balance set', data: await transfers.setBalance(body.balance) });
+  };
+}
+
+function switchOtp(transfers: TransferService): RequestHandler {
+  return (req, res) => {
+    const body = parseOrReject(otpSwitchBody, req.body ?? {}, res);
+    if (!body) return;
+    res.json({ status: true, message: body.enabled ? 'Transfers now need an OTP' : 'Transfers no longer need an OTP', data: transfers.setOtpRequired(body.enabled) });
+  };
+}
+
+function planNextTransfer(transfers: TransferService): RequestHandler {
+  return (req, res) => {
+    const body = parseOrReject(nextTransferBody, req.body ?? {}, res);
+    if (!body) return;
+    transfers.planOutcome(body.outcome, body);
+    res.json({ status: true, message: 'Transfer outcome planned', data: body });
+  };
+}
+
+function planTransferFault(transfers: TransferService): RequestHandler {
+  return (req, res) => {
+    const body = parseOrReject(transferFaultBody, req.body ?? {}, res);
+    if (!body) return;
+    transfers.planFault(body.fault, body);
+    res.json({ status: true, message: 'Transfer fault planned', data: body });
+  };
+}
+
+function setTransferStatus(transfers: TransferService): RequestHandler<{ reference: string }> {
+  return async (req, res) => {
+    const body = parseOrReject(setTransferStatusBody, req.body ?? {}, res);
+    if (!body) return;
+    const data = await transfers.setStatus(req.params.reference, body.status, { webhook: body.webhook });
+    res.json({ status: true, message: 'Transfer status updated', data });
+  };
+}
+
 /** path -> secret-key auth -> handler, one row per control. */
-export function createSandboxControlsRouter(charges: ChargeService, disputes: DisputeService, secretKey: string): Router {
+export function createSandboxControlsRouter(
+  charges: ChargeService,
+  disputes: DisputeService,
+  transfers: TransferService,
+  secretKey: string,
+): Router {
   const router = Router();
   const auth = requireSecretKey(secretKey);
   const parseBody = express.json();
@@ -63,6 +122,11 @@ export function createSandboxControlsRouter(charges: ChargeService, disputes: Di
   router.post(CONTROL_ROUTES.openDispute, auth, parseBody, openDispute(disputes));
   router.post(CONTROL_ROUTES.remindDispute, auth, remindDispute(disputes));
   router.post(CONTROL_ROUTES.resolveDispute, auth, parseBody, resolveDispute(disputes));
+  router.post(CONTROL_ROUTES.balance, auth, parseBody, setBalance(transfers));
+  router.post(CONTROL_ROUTES.transferOtp, auth, parseBody, switchOtp(transfers));
+  router.post(CONTROL_ROUTES.nextTransfer, auth, parseBody, planNextTransfer(transfers));
+  router.post(CONTROL_ROUTES.transferFault, auth, parseBody, planTransferFault(transfers));
+  router.post(CONTROL_ROUTES.transferStatus, auth, parseBody, setTransferStatus(transfers));
   router.use('/sandbox', auth, (_req, res) => {
     res.status(404).json({ status: false, message: 'No such sandbox control' });
   });

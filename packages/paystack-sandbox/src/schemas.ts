@@ -68,7 +68,7 @@ export const createRefundBody = z.object(
 export type CreateRefundBody = z.infer<typeof createRefundBody>;
 
 /** A query value of digits, as `?page=2`: Express hands query values over as strings. */
-function queryInteger(name: string, min: number) {
+export function queryInteger(name: string, min: number) {
   const message = `${name} must be a whole number of at least ${min}`;
   return z
     .string({ error: message })
@@ -100,3 +100,56 @@ export const listTransactionsQuery = z.object({
 });
 
 export type ListTransactionsQuery = z.infer<typeof listTransactionsQuery>;
+
+// Paystack's Transfers API. Its reference rule: 16 to 50 of lowercase a-z, 0-9, `-` and `_`.
+const INVALID_TRANSFER_REFERENCE =
+  'Invalid transfer reference. It must be 16 to 50 characters of lowercase a-z, 0-9, - and _.';
+
+export const createRecipientBody = z.object(
+  {
+    type: z.literal('nuban', { error: 'Invalid recipient type. Only nuban is supported by the sandbox' }),
+    name: z.string({ error: 'Name is required' }).trim().min(1, { error: 'Name is required' }),
+    account_number: z.union([z.string(), z.number().int().nonnegative().transform(String)], { error: 'Account number is required' }),
+    bank_code: z.string({ error: 'Bank code is required' }).min(1, { error: 'Bank code is required' }),
+    currency: z.literal('NGN', { error: 'Currency not supported by merchant' }).default('NGN'),
+    description: z.string().optional(),
+    metadata: metadata.optional(),
+  },
+  { error: 'Invalid request body' },
+);
+
+export type CreateRecipientBody = z.infer<typeof createRecipientBody>;
+
+export const initiateTransferBody = z.object(
+  {
+    source: z.literal('balance', { error: 'Invalid transfer source. Only balance is supported' }),
+    amount: amountKobo,
+    recipient: z.string({ error: 'Recipient is required' }).min(1, { error: 'Recipient is required' }),
+    reference: z
+      .string({ error: INVALID_TRANSFER_REFERENCE })
+      .regex(/^[a-z0-9_-]{16,50}$/, { error: INVALID_TRANSFER_REFERENCE })
+      .optional(),
+    reason: z.string({ error: 'reason must be a string' }).optional(),
+    currency: z.literal('NGN', { error: 'Currency not supported by merchant' }).default('NGN'),
+  },
+  { error: 'Invalid request body' },
+);
+
+export type InitiateTransferBody = z.infer<typeof initiateTransferBody>;
+
+export const finalizeTransferBody = z.object(
+  {
+    transfer_code: z.string({ error: 'Transfer code is required' }).min(1, { error: 'Transfer code is required' }),
+    otp: z.union([z.string(), z.number().int().transform(String)], { error: 'OTP is required' }),
+  },
+  { error: 'Invalid request body' },
+);
+
+/** Paystack's `GET /transfer`: offset pagination as the transaction list, optionally one status. */
+export const listTransfersQuery = z.object({
+  perPage: queryInteger('perPage', 1).default(50),
+  page: queryInteger('page', 1).default(1),
+  status: z.string({ error: 'status must be one value' }).min(1).optional(),
+});
+
+export type ListTransfersQuery = z.infer<typeof listTransfersQuery>;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DISPUTE_RESOLUTIONS } from './dispute';
 import { TRANSACTION_STATUSES } from './transaction';
+import { TRANSFER_OUTCOMES, TRANSFER_STATUSES } from './transfer';
 
 const persistedTransaction = z.object({
   id: z.number().int(),
@@ -49,13 +50,43 @@ const persistedDispute = z.object({
   resolvedAt: z.string().nullable(),
 });
 
-// Refunds and disputes came later: their defaults let a file written before them load unchanged.
+const persistedRecipient = z.object({
+  id: z.number().int(),
+  recipientCode: z.string(),
+  name: z.string(),
+  accountNumber: z.string(),
+  accountName: z.string(),
+  bankCode: z.string(),
+  bankName: z.string(),
+  createdAt: z.string(),
+});
+
+const persistedTransfer = z.object({
+  id: z.number().int(),
+  transferCode: z.string(),
+  reference: z.string(),
+  amountKobo: z.number().int(),
+  reason: z.string().nullable(),
+  recipientCode: z.string(),
+  status: z.enum(TRANSFER_STATUSES),
+  outcome: z.enum(TRANSFER_OUTCOMES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  transferredAt: z.string().nullable(),
+});
+
+// Refunds, disputes and payouts came later: their defaults let a file written before them load unchanged.
 const persistedState = z.object({
   version: z.literal(1),
   nextTransactionId: z.number().int(),
   nextCustomerId: z.number().int(),
   nextRefundId: z.number().int().default(3_000_001),
   nextDisputeId: z.number().int().default(7_000_001),
+  nextRecipientId: z.number().int().default(9_000_001),
+  nextTransferId: z.number().int().default(8_000_001),
+  balanceKobo: z.number().int().default(0),
+  recipients: z.array(persistedRecipient).default([]),
+  transfers: z.array(persistedTransfer).default([]),
   transactions: z.array(persistedTransaction),
   customers: z.array(persistedCustomer),
   refunds: z.array(persistedRefund).default([]),
@@ -67,7 +98,7 @@ export type PersistedState = z.infer<typeof persistedState>;
 const FILE_NAME = 'paystack-transactions.json';
 
 /**
- * One JSON file holding every charge, refund and dispute. Writes go to a temporary file that is fsynced and then
+ * One JSON file holding every charge, refund, dispute, recipient and transfer, and the balance. Writes go to a temporary file that is fsynced and then
  * renamed over the old one, so a crash leaves either the previous state or the new one,
  * never half a file.
  */

@@ -4,6 +4,23 @@ import { PaystackSandboxError } from './errors';
 import type { SandboxRefund } from './refund';
 import { StateFile, type PersistedState } from './state-file';
 import type { SandboxCustomer, SandboxTransaction, TransactionStatus } from './transaction';
+import type { SandboxRecipient, SandboxTransfer, TransferOutcome } from './transfer';
+
+export interface NewRecipient {
+  name: string;
+  accountNumber: string;
+  accountName: string;
+  bankCode: string;
+  bankName: string;
+}
+
+export interface NewTransfer {
+  reference?: string | undefined;
+  amountKobo: number;
+  reason: string | null;
+  recipientCode: string;
+  outcome: TransferOutcome;
+}
 
 export interface NewTransaction {
   reference?: string | undefined;
@@ -23,7 +40,8 @@ function randomToken(alphabet: string, length: number): string {
 }
 
 /**
- * Every charge, customer, refund and dispute the sandbox knows, in memory, optionally mirrored to a JSON file.
+ * Every charge, customer, refund, dispute, transfer recipient and transfer the sandbox knows, and
+ * its balance, in memory, optionally mirrored to a JSON file.
  * Mutations are synchronous, so "is this reference taken?" and "take it" can never interleave
  * with another request; the file write that follows is queued so writes land in order.
  */
@@ -35,7 +53,14 @@ export class TransactionStore {
   private readonly referenceById = new Map<number, string>();
   private readonly refundsById = new Map<number, SandboxRefund>();
   private readonly disputesById = new Map<number, SandboxDispute>();
+  private readonly recipientsByCode = new Map<string, SandboxRecipient>();
+  private readonly transfersByReference = new Map<string, SandboxTransfer>();
+  private readonly referenceByTransferCode = new Map<string, string>();
+  /** What the integration can pay out, in kobo. */
+  private balance = 0;
   private nextTransactionId = 1_000_001;
+  private nextRecipientId = 9_000_001;
+  private nextTransferId = 8_000_001;
   private nextCustomerId = 5_000_001;
   private nextRefundId = 3_000_001;
   private nextDisputeId = 7_000_001;
@@ -168,6 +193,80 @@ export class TransactionStore {
     return [...this.disputesById.values()].filter((dispute) => dispute.transactionReference === transaction.reference);
   }
 
+  balanceKobo(): number {
+    return this.balance;
+  }
+
+  setBalance(kobo: number): void {
+    this.balance = kobo;
+  }
+
+  /** Money in (a paid charge, a payout given back) or out (a payout), in kobo. */
+  addToBalance(kobo: number): void {
+    this.balance += kobo;
+  }
+
+  /** Paystack keeps one recipient per account number and bank: asking again answers the first. */
+  recipientFor(input: NewRecipient): SandboxRecipient {
+    const existing = [...this.recipientsByCode.values()].find(
+      (recipient) => recipient.accountNumber === input.accountNumber && recipient.bankCode === input.bankCode,
+    );
+    if (existing) return existing;
+    const recipient: SandboxRecipient = {
+      id: this.nextRecipientId++,
+      recipientCode: this.unusedCode('RCP_', this.recipientsByCode),
+      ...input,
+      createdAt: new Date().toISOString(),
+    };
+    this.recipientsByCode.set(recipient.recipientCode, recipient);
+    return recipient;
+  }
+
+  findRecipient(recipientCode: string): SandboxRecipient | undefined {
+    return this.recipientsByCode.get(recipientCode);
+  }
+
+  /** The caller has checked that the reference is unused. */
+  insertTransfer(input: NewTransfer): SandboxTransfer {
+    const now = new Date().toISOString();
+    const transfer: SandboxTransfer = {
+      id: this.nextTransferId++,
+      transferCode: this.unusedCode('TRF_', this.referenceByTransferCode),
+      reference: input.reference ?? this.unusedTransferReference(),
+      amountKobo: input.amountKobo,
+      reason: input.reason,
+      recipientCode: input.recipientCode,
+      status: 'pending',
+      outcome: input.outcome,
+      createdAt: now,
+      updatedAt: now,
+      transferredAt: null,
+    };
+    this.indexTransfer(transfer);
+    return transfer;
+  }
+
+  findTransfer(reference: string): SandboxTransfer | undefined {
+    return this.transfersByReference.get(reference);
+  }
+
+  findTransferByCode(transferCode: string): SandboxTransfer | undefined {
+    const reference = this.referenceByTransferCode.get(transferCode);
+    return reference === undefined ? undefined : this.transfersByReference.get(reference);
+  }
+
+  transfers(): SandboxTransfer[] {
+    return [...this.transfersByReference.values()];
+  }
+
+  /** Records a move of the transfer; the caller decides whether it is allowed and moves the money. */
+  setTransferStatus(transfer: SandboxTransfer, status: SandboxTransfer['status']): void {
+    const now = new Date().toISOString();
+    transfer.status = status;
+    transfer.updatedAt = now;
+    if (status === 'success') transfer.transferredAt = now;
+  }
+
   /**
    * Queues a write of the state as it is now. The snapshot is taken immediately, so later
    * mutations cannot leak into an earlier write, and writes land in call order.
@@ -210,6 +309,25 @@ export class TransactionStore {
     return reference;
   }
 
+  private unusedTransferReference(): string {
+    let reference: string;
+    do reference = randomToken(LOWER_ALPHANUMERIC, 20);
+    while (this.transfersByReference.has(reference));
+    return reference;
+  }
+
+  private unusedCode(prefix: string, taken: Map<string, unknown>): string {
+    let code: string;
+    do code = `${prefix}${randomToken(LOWER_ALPHANUMERIC, 15)}`;
+    while (taken.has(code));
+    return code;
+  }
+
+  private indexTransfer(transfer: SandboxTransfer): void {
+    this.transfersByReference.set(transfer.reference, transfer);
+    this.referenceByTransferCode.set(transfer.transferCode, transfer.reference);
+  }
+
   private unusedAccessCode(): string {
     let accessCode: string;
     do accessCode = randomToken(LOWER_ALPHANUMERIC, 15);
@@ -230,6 +348,11 @@ export class TransactionStore {
       nextCustomerId: this.nextCustomerId,
       nextRefundId: this.nextRefundId,
       nextDisputeId: this.nextDisputeId,
+      nextRecipientId: this.nextRecipientId,
+      nextTransferId: this.nextTransferId,
+      balanceKobo: this.balance,
+      recipients: [...this.recipientsByCode.values()],
+      transfers: [...this.transfersByReference.values()],
       transactions: [...this.byReference.values()],
       customers: [...this.customersById.values()],
       refunds: [...this.refundsById.values()],
@@ -242,6 +365,11 @@ export class TransactionStore {
     this.nextCustomerId = saved.nextCustomerId;
     this.nextRefundId = saved.nextRefundId;
     this.nextDisputeId = saved.nextDisputeId;
+    this.nextRecipientId = saved.nextRecipientId;
+    this.nextTransferId = saved.nextTransferId;
+    this.balance = saved.balanceKobo;
+    for (const recipient of saved.recipients) this.recipientsByCode.set(recipient.recipientCode, recipient);
+    for (const transfer of saved.transfers) this.indexTransfer(transfer);
     for (const refund of saved.refunds) this.refundsById.set(refund.id, refund);
     for (const dispute of saved.disputes) this.disputesById.set(dispute.id, dispute);
     for (const customer of saved.customers) {

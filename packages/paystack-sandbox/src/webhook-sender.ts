@@ -8,7 +8,10 @@ export type WebhookEventName =
   | 'refund.processed'
   | 'charge.dispute.create'
   | 'charge.dispute.remind'
-  | 'charge.dispute.resolve';
+  | 'charge.dispute.resolve'
+  | 'transfer.success'
+  | 'transfer.failed'
+  | 'transfer.reversed';
 
 export interface WebhookEvent {
   event: WebhookEventName;

@@ -110,3 +110,28 @@ export function uniqueReference(prefix = 'ref'): string {
   uniqueCounter += 1;
   return `${prefix}-${process.pid}-${Date.now()}-${uniqueCounter}`;
 }
+
+/** A transfer reference as Paystack wants it (16-50 of lowercase a-z, 0-9, `-`, `_`), unique in this process. */
+export function uniqueTransferReference(prefix = 'trf'): string {
+  return uniqueReference(prefix.toLowerCase()).padEnd(16, '0');
+}
+
+/** Sets the balance transfers are paid from, in kobo, through the sandbox control. */
+export async function setSandboxBalance(api: AxiosInstance, balanceKobo: number): Promise<void> {
+  const response = await api.post(sandboxControlPaths.balance(), { balance: balanceKobo });
+  if (response.status !== 200) throw new Error(`setting the balance failed: ${response.status} ${JSON.stringify(response.data)}`);
+}
+
+/** Creates (or finds) the `nuban` recipient of a ten-digit account at Guaranty Trust Bank (058) and answers its code. */
+export async function createTransferRecipient(api: AxiosInstance, overrides: Record<string, unknown> = {}): Promise<string> {
+  const response = await api.post('/transferrecipient', {
+    type: 'nuban',
+    name: 'Ada Lovelace',
+    account_number: '0123456789',
+    bank_code: '058',
+    currency: 'NGN',
+    ...overrides,
+  });
+  if (response.status !== 201) throw new Error(`creating a recipient failed: ${response.status} ${JSON.stringify(response.data)}`);
+  return (response.data as { data: { recipient_code: string } }).data.recipient_code;
+}
