@@ -8,7 +8,7 @@ import { eventually } from '../helpers/eventually';
 import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { openJournal } from '../helpers/journal-fixtures';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { mintedPurchase, mintRecords, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
+import { mintedPurchase, mintRecords, paidIntent, paymentBecomes, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
 import { listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
 import type { TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
@@ -114,6 +114,15 @@ async function clawbacks(app: TestApp, userId: string) {
 }
 
 /** Waits until the journal knows the outcome of every write, so the ledger shows all that was sent. */
+/** Backends of the app's database waiting for an advisory lock (the buyer's debt). */
+async function debtWaiters(app: TestApp): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    app.container.database,
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'`,
+  );
+  return row?.n ?? 0;
+}
+
 async function settled(app: TestApp): Promise<void> {
   await eventually(async () => ((await openJournal(app)) === 0 ? true : undefined), 'the journal to settle', { intervalMs: 100 });
 }
@@ -201,8 +210,21 @@ describe('a refund after the tokens were spent', () => {
     await refund(reference);
     await reversalsDone(app, reference, 1);
 
-    const [a, b] = await Promise.all([purchase(app, buyer, 300), purchase(app, buyer, 300)]);
-    const rows = [await paymentRow(app, a), await paymentRow(app, b)];
+    // Two purchases settled at once, made to overlap where it matters: the buyer's debt is held from
+    // outside while both are paid and verified (the provider's webhook settles them too), until both
+    // settlements wait for it. Without the debt's lock they never wait (and both would settle the
+    // whole debt): the wait below never comes.
+    const verify = (reference: string) => app.http.post('/api/payments/verify-payment').set(bearer(buyer.token)).send({ reference });
+    const [a, b] = await app.container.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`debt:${buyer.userId}`}))`);
+      const intents = await Promise.all([paidIntent(app, buyer, 300), paidIntent(app, buyer, 300)]);
+      void Promise.all(intents.map((intent) => verify(intent.reference)));
+      await eventually(async () => ((await debtWaiters(app)) >= 2 ? true : undefined), "both settlements to wait for the buyer's debt", { intervalMs: 50 });
+      return intents;
+    });
+    await paymentBecomes(app, a.reference, 'minted');
+    await paymentBecomes(app, b.reference, 'minted');
+    const rows = [await paymentRow(app, a.reference), await paymentRow(app, b.reference)];
     expect(rows.reduce((sum, r) => sum + r!.debtSettledStroops!, 0n)).toBe(5_000_000_000n);
     expect(rows.reduce((sum, r) => sum + r!.tokensStroops!, 0n)).toBe(1_000_000_000n);
     expect(await balance(buyer)).toBe('100.0000000');
