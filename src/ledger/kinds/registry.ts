@@ -56,5 +56,5 @@ export class KindRegistry {
 
 /** The service's kinds of ledger write. */
 export function standardKinds(): KindRegistry {
-  return new KindRegistry([transfer, adminMint, paymentMint, clawback, issue, activation, trustline, issuerFlags, channelFunding, channelMerge] as EntryKind<never>[]);
+  return new KindRegistry([transfer, paymentMint, adminMint, clawback, issue, activation, trustline, issuerFlags, channelFunding, channelMerge] as EntryKind<never>[]);
 }
