@@ -128,9 +128,14 @@ export class BatchedLines {
     done?.();
   }
 
-  /** Hands over what waits and blocks until it is written (or exitWaitMs passed). */
+  /**
+   * Hands over what waits and blocks until it is written (or exitWaitMs passed); then, caught up,
+   * says what was dropped, and writes that too.
+   */
   flushSync(): void {
-    this.reportDropped();
+    this.handOver();
+    this.sink.drainSync(this.exitWaitMs);
+    if (!this.reportDropped()) return;
     this.handOver();
     this.sink.drainSync(this.exitWaitMs);
   }
@@ -158,14 +163,18 @@ export class BatchedLines {
     this.chunksBytes = 0;
   };
 
-  /** Once the sink has caught up (nothing waits): one line saying how many lines were dropped, in pino's shape. */
-  private readonly reportDropped = (): void => {
-    if (this.dropped === 0 || this.sink.pendingBytes() > 0) return;
+  /**
+   * Once the sink has caught up (nothing waits: neither in the sink nor here, not handed over yet):
+   * one line saying how many lines were dropped, in pino's shape. True when it wrote that line.
+   */
+  private readonly reportDropped = (): boolean => {
+    if (this.dropped === 0 || this.sink.pendingBytes() + this.chunksBytes + this.openBytes > 0) return false;
     clearInterval(this.catchUpTimer);
     this.catchUpTimer = undefined;
     const dropped = this.dropped;
     this.dropped = 0;
     this.write(`${JSON.stringify({ level: 40, time: Date.now(), pid: process.pid, hostname: os.hostname(), droppedLines: dropped, msg: `${dropped} log lines dropped: the log destination was slower than the traffic` })}\n`);
+    return true;
   };
 }
 

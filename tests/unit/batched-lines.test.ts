@@ -93,6 +93,24 @@ describe('BatchedLines', () => {
     expect(JSON.parse(sink.lines().at(-1)!).i).toBe(20_000);
   });
 
+  it('says what it dropped only once every kept line is handed over, even when the catch-up check comes before the hand-over', async () => {
+    const sink = new HeldSink();
+    const lines = new BatchedLines(sink, { maxBufferedBytes: 16 * 1024 });
+    for (let i = 0; i < 1_000; i++) lines.write(line(i));
+    expect(lines.droppedLines).toBeGreaterThan(0);
+    // A turn longer than the catch-up check's interval (a busy machine's): its timer is due before the
+    // hand-over of the kept lines. The check must see them waiting (here, not in the sink) and hold on.
+    const busyUntil = Date.now() + 150;
+    while (Date.now() < busyUntil);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTurn();
+    while (!sink.lines().at(-1)?.includes('dropped')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const written = sink.lines().map((l) => JSON.parse(l) as { i?: number; droppedLines?: number });
+    const kept = written.filter((l) => l.i !== undefined).map((l) => l.i);
+    expect(kept).toEqual([...Array(kept.length).keys()]);
+    expect(written.at(-1)!.droppedLines).toBe(1_000 - kept.length);
+  });
+
   it('flushSync hands over what waits at once, in order; after end every line is handed over at once', () => {
     const sink = new HeldSink();
     const lines = new BatchedLines(sink);
