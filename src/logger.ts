@@ -133,11 +133,12 @@ export class BatchedLines {
    * says what was dropped, and writes that too.
    */
   flushSync(): void {
+    const deadline = Date.now() + this.exitWaitMs;
     this.handOver();
     this.sink.drainSync(this.exitWaitMs);
     if (!this.reportDropped()) return;
     this.handOver();
-    this.sink.drainSync(this.exitWaitMs);
+    this.sink.drainSync(Math.max(0, deadline - Date.now()));
   }
 
   /** The process is exiting: what waits is written, and every later line at once. */

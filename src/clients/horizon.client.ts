@@ -38,7 +38,7 @@ export class HorizonClient implements LedgerApi {
     // Found by tests/faults/ledger-faults.test.ts: the SDK's reads have no timeout at all, so a
     // Horizon that accepts connections and never answers held check-balance, every transfer and
     // /readyz open forever. Reads now fail as LedgerUnavailableError (503) after this long;
-    // submissions keep their own deadline (submitTimeoutMs) and indeterminate-outcome handling.
+    // submissions keep their own deadline (submitTimeoutMs) and handling of unclear answers (SubmitAnswer).
     this.server.httpClient.defaults.timeout = options.readTimeoutMs ?? 10_000;
   }
 

@@ -9,17 +9,6 @@ export class LedgerUnavailableError extends Error {
 }
 
 /**
- * The submission's fate is unknown (timeout, 504): the transaction may still be applied. Never
- * build a replacement: look the hash up, or resubmit the very same envelope.
- */
-export class LedgerIndeterminateError extends Error {
-  constructor(readonly hash: string) {
-    super(`Transaction ${hash} outcome unknown`);
-    this.name = 'LedgerIndeterminateError';
-  }
-}
-
-/**
  * The ledger refused the transaction, with Stellar's result codes. Nothing was applied. For a fee
  * bump the codes are the inner transaction's, unless the fee bump itself was refused (`feeBump`:
  * its fee source, fee or signature): that is about who pays, never about what the transaction does.

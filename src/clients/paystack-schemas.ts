@@ -42,7 +42,7 @@ export const listResponse = z.looseObject({
   meta: z.looseObject({ total: metaCount, page: metaCount, pageCount: metaCount }),
 });
 
-/** What Paystack answers for an unknown reference (HTTP 400). */
+/** What Paystack answers for an unknown reference (HTTP 400 or 404), and any refusal. */
 export const failureResponse = z.looseObject({ status: z.literal(false) });
 
 export type TransactionData = z.output<typeof transactionData>;
@@ -50,7 +50,7 @@ export type TransactionData = z.output<typeof transactionData>;
 // The Transfers API (payouts to bank accounts).
 
 /** A refusal: HTTP 4xx with Paystack's `{status: false, message}`; the message says which. */
-export const refusalResponse = z.looseObject({ status: z.literal(false), message: z.string() });
+export const refusalResponse = failureResponse.extend({ message: z.string() });
 
 export const bankListResponse = z.looseObject({
   status: z.literal(true),

@@ -220,16 +220,7 @@ export class PaystackClient {
    * judgement is the caller's.
    */
   async verify(reference: string): Promise<VerifiedTransaction | undefined> {
-    const response = await this.send({ method: 'GET', url: `/transaction/verify/${encodeURIComponent(reference)}` });
-    if (response.status === 400) {
-      validate(response, readJson(response), failureResponse);
-      return undefined;
-    }
-    if (response.status !== 200) throw failed(`verify answered HTTP ${response.status}`);
-    const json = readJson(response);
-    const { data } = validate(response, json, verifyResponse);
-    if (data.reference !== reference) throw failed('verify answered for another reference');
-    return toTransaction(data, (json as { data: Record<string, unknown> }).data);
+    return this.findByReference('verify', `/transaction/verify/${encodeURIComponent(reference)}`, reference, verifyResponse, toTransaction);
   }
 
   /**
@@ -340,18 +331,34 @@ export class PaystackClient {
     return this.transferCall({ method: 'POST', url: '/transfer/finalize_transfer', data: { transfer_code: transferCode, otp } });
   }
 
-  /** What the provider knows of the transfer with `reference`, or undefined when there is none (404). */
+  /** What the provider knows of the transfer with `reference`, or undefined when there is none. */
   async verifyTransfer(reference: string): Promise<ProviderTransfer | undefined> {
-    const response = await this.send({ method: 'GET', url: `/transfer/verify/${encodeURIComponent(reference)}` });
-    if (response.status === 404) {
-      validate(response, readJson(response), refusalResponse);
+    return this.findByReference('transfer verify', `/transfer/verify/${encodeURIComponent(reference)}`, reference, transferResponse, toTransfer);
+  }
+
+  /**
+   * One record by its reference, or undefined when the provider does not know it. Paystack says
+   * "not found" as a 400 on /transaction/verify and its sandbox as a 404 on /transfer/verify: both
+   * are taken, but only in Paystack's `{status: false}` shape (a proxy's 404 page is a failure). A
+   * reference that cannot be shown absent could never be tried again, so this must not throw for it.
+   */
+  private async findByReference<S extends z.ZodType<{ data: { reference: string } }>, R>(
+    what: string,
+    url: string,
+    reference: string,
+    schema: S,
+    map: (data: z.output<S>['data'], raw: Record<string, unknown>) => R,
+  ): Promise<R | undefined> {
+    const response = await this.send({ method: 'GET', url });
+    if (response.status === 400 || response.status === 404) {
+      validate(response, readJson(response), failureResponse);
       return undefined;
     }
-    if (response.status !== 200) throw failed(`transfer verify answered HTTP ${response.status}`);
+    if (response.status !== 200) throw failed(`${what} answered HTTP ${response.status}`);
     const json = readJson(response);
-    const { data } = validate(response, json, transferResponse);
-    if (data.reference !== reference) throw failed('transfer verify answered for another reference');
-    return toTransfer(data, (json as { data: Record<string, unknown> }).data);
+    const { data } = validate(response, json, schema);
+    if (data.reference !== reference) throw failed(`${what} answered for another reference`);
+    return map(data, rawData(json));
   }
 
   /** The provider's NGN balance in kobo: what transfers can still pay out. */
@@ -384,7 +391,7 @@ export class PaystackClient {
     if (expectedReference !== undefined && parsed.data.data.reference !== expectedReference) {
       return { outcome: 'unclear', cause: 'answer names another reference' };
     }
-    return { outcome: 'accepted', transfer: toTransfer(parsed.data.data, (json as { data: Record<string, unknown> }).data) };
+    return { outcome: 'accepted', transfer: toTransfer(parsed.data.data, rawData(json)) };
   }
 
   /** One request; sorts out the failures every endpoint shares. Only 2xx-4xx answers come back. */
@@ -459,6 +466,11 @@ function koboToJsonNumber(amountKobo: bigint): number {
     throw new AppError('VALIDATION', 'Amount is out of range for the payment provider');
   }
   return Number(amountKobo);
+}
+
+/** The answer's `data` as received (amounts still JSON numbers), to store as the provider's payload. */
+function rawData(json: unknown): Record<string, unknown> {
+  return (json as { data: Record<string, unknown> }).data;
 }
 
 function readJson(response: AxiosResponse<unknown>): unknown {

@@ -1,4 +1,4 @@
-import { LedgerIndeterminateError, LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
+import { LedgerRejectedError, LedgerUnavailableError } from '../clients/ledger-errors';
 import { isEnvelopeRefusal } from './entry-verdict';
 import type { WriteResult } from './write-command';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
@@ -23,9 +23,6 @@ const REFUSALS = new Map<string, Refusal>([
 /** Turns a ledger failure into the service's error vocabulary; anything else passes through. */
 export function fromLedgerError(err: unknown, tokenCode: string): unknown {
   if (err instanceof LedgerUnavailableError) return new AppError('UPSTREAM_UNAVAILABLE', 'Ledger unavailable, try again later');
-  if (err instanceof LedgerIndeterminateError) {
-    return new AppError('UPSTREAM_UNAVAILABLE', 'The ledger did not confirm the transaction in time; check the transaction list before retrying');
-  }
   if (!(err instanceof LedgerRejectedError)) return err;
   // The service pays every fee through a fee bump: a refused fee bump is the service's trouble, not the user's.
   if (err.feeBump) return new AppError('UPSTREAM_UNAVAILABLE', 'The network fee could not be paid right now; try again later');

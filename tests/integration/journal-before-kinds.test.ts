@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../../src/db/client';
+import { LedgerRejectedError } from '../../src/clients/ledger-errors';
 import { JournalRepository } from '../../src/db/repositories/journal.repository';
 import { TransactionRepository } from '../../src/db/repositories/transaction.repository';
 import { ENTRY_KINDS, paymentReversals, payments, users, wallets } from '../../src/db/schema';
@@ -63,7 +64,9 @@ describe('a journal written before the entry kinds', () => {
     const repository = new JournalRepository(db);
     const lifecycle = new EnvelopeLifecycle({ db, repository, kinds });
     expect(await lifecycle.confirm(confirmed.envelopeId, 'a'.repeat(64), { ledger: 42 })).toBe(true);
-    expect(await lifecycle.fail(refused.envelopeId, 'tx_failed', [{ entryId: refused.entryIds[0]!, final: true, code: 'op_not_clawback_enabled' }], { proven: false })).toBe(true);
+    // Refused through the clawback kind's own rule: its operation refused is final.
+    const over = await lifecycle.refused(refused.envelopeId, new LedgerRejectedError('tx_failed', ['op_not_clawback_enabled']), [{ entryId: refused.entryIds[0]!, kind: 'clawback', operations: 1 }]);
+    expect([...(over?.keys() ?? [])]).toEqual([refused.entryIds[0]]);
 
     expect((await db.select().from(payments))[0]).toMatchObject({ status: 'minted', mintTxHash: 'a'.repeat(64) });
     expect((await db.select().from(wallets))[0]).toMatchObject({ status: 'active' });

@@ -1,5 +1,6 @@
 import { LedgerRejectedError } from '../../src/clients/ledger-errors';
 import { isFinalRefusal } from '../../src/ledger/entry-verdict';
+import { NEVER_SUCCEEDS } from '../../src/ledger/kinds/entry-kind';
 import { standardKinds } from '../../src/ledger/kinds/registry';
 
 // Which refusals end an entry, kind by kind: the table the journal answered before the kinds moved
@@ -24,6 +25,26 @@ const TABLE: [kind: string, verdicts: string][] = [
 ];
 
 describe('refusal verdicts by kind', () => {
+  // Left to the reconciler (true) or dropped with its key when nothing can send it: the old isMustFinish.
+  it.each([
+    ['transfer', false],
+    ['admin_mint', false],
+    ['issue', false],
+    ['payment_mint', true],
+    ['activation', true],
+    ['channel_funding', true],
+    ['trustline', true],
+    ['clawback', true],
+    ['issuer_flags', true],
+    ['channel_merge', true],
+  ] as const)('%s must finish: %s', (name, mustFinish) => {
+    expect(kinds.of(name).mustFinish).toBe(mustFinish);
+  });
+
+  it.each([...NEVER_SUCCEEDS])('a mint, an activation and the trustline are over when the ledger answers %s', (code) => {
+    for (const name of ['payment_mint', 'activation', 'trustline']) expect(isFinalRefusal(kinds.of(name), ownOperation(code), [code])).toBe(true);
+  });
+
   it('covers every kind', () => {
     expect(TABLE.map(([kind]) => kind).sort()).toEqual([...kinds.names].sort());
   });

@@ -68,7 +68,7 @@ export const createRefundBody = z.object(
 export type CreateRefundBody = z.infer<typeof createRefundBody>;
 
 /** A query value of digits, as `?page=2`: Express hands query values over as strings. */
-export function queryInteger(name: string, min: number) {
+function queryInteger(name: string, min: number) {
   const message = `${name} must be a whole number of at least ${min}`;
   return z
     .string({ error: message })

@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
-import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
+import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMove, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { first } from './rows';
 
@@ -23,7 +23,6 @@ export interface AppliedEnvelope {
   hash?: string;
 }
 
-const OPEN_ENVELOPE = OPEN_ENVELOPE_STATES;
 const OPEN_ENTRY = ['pending', 'submitted'] as const;
 export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
   Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId'>>;
@@ -189,7 +188,7 @@ export class JournalRepository {
 
   /** One move of envelope-lifecycle.ts as one conditional statement: true when this caller made it. */
   private async move(tx: Executor, envelopeId: string, name: EnvelopeMoveName, fields: Partial<EnvelopeRow>): Promise<boolean> {
-    const move: { from: readonly EnvelopeRow['status'][]; to: EnvelopeRow['status']; firstSendOnly?: boolean } = ENVELOPE_MOVES[name];
+    const move: EnvelopeMove = ENVELOPE_MOVES[name];
     const rows = await tx
       .update(ledgerEnvelopes)
       .set({ ...fields, status: move.to, updatedAt: new Date() })
@@ -207,7 +206,7 @@ export class JournalRepository {
     const [row] = await this.db
       .update(ledgerEnvelopes)
       .set({ bidLedger: sql`coalesce(${ledgerEnvelopes.bidLedger}, ${ledger})` })
-      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE_STATES)))
       .returning({ bidLedger: ledgerEnvelopes.bidLedger });
     return row?.bidLedger === null || row?.bidLedger === undefined ? 0 : Math.max(0, ledger - row.bidLedger);
   }
@@ -226,7 +225,7 @@ export class JournalRepository {
         bumps: sql`${ledgerEnvelopes.bumps} + 1`,
         updatedAt: new Date(),
       })
-      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE_STATES)))
       .returning({ id: ledgerEnvelopes.id });
     return rows.length > 0;
   }
@@ -248,7 +247,7 @@ export class JournalRepository {
     const [row] = await this.db
       .select({ id: ledgerEnvelopes.id })
       .from(ledgerEnvelopes)
-      .where(and(eq(ledgerEnvelopes.sourceAccount, sourceAccount), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)))
+      .where(and(eq(ledgerEnvelopes.sourceAccount, sourceAccount), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE_STATES)))
       .limit(1);
     return row !== undefined;
   }
@@ -258,7 +257,7 @@ export class JournalRepository {
     await this.db
       .update(ledgerEnvelopes)
       .set({ nextCheckAt: msFromNow(delayMs) })
-      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE)));
+      .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, OPEN_ENVELOPE_STATES)));
   }
 
   /** Lets workers take a waiting entry after `delayMs` (ends the caller's lease). */
@@ -291,7 +290,7 @@ export class JournalRepository {
    * SKIP LOCKED: workers of several processes never take the same envelope.
    */
   async claimOpenEnvelopes(limit: number, leaseMs: number): Promise<EnvelopeRow[]> {
-    const claim = { dueAt: ledgerEnvelopes.nextCheckAt, waiting: inArray(ledgerEnvelopes.status, OPEN_ENVELOPE) };
+    const claim = { dueAt: ledgerEnvelopes.nextCheckAt, waiting: inArray(ledgerEnvelopes.status, OPEN_ENVELOPE_STATES) };
     const ids = await claimDueRows(this.db, ledgerEnvelopes, claim, limit, leaseMs);
     if (ids.length === 0) return [];
     return this.db.select().from(ledgerEnvelopes).where(inArray(ledgerEnvelopes.id, ids));
