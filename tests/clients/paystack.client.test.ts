@@ -607,4 +607,15 @@ describe('PaystackClient paying out when the provider misbehaves', () => {
 
     expect(result).toMatchObject({ outcome: 'unclear' });
   });
+
+  // Paystack says "not found" as a 400 on /transaction/verify; a transfer verify answered the same
+  // way must show the transfer absent (else a never-created one could never be tried again), and a
+  // proxy's 404 page must not.
+  it('takes a transfer verify answered 400 in Paystack\'s shape as not found, and a proxy\'s 404 page as a failure', async () => {
+    fake = await startFakeServer(answer(400, '{"status":false,"message":"Transfer not found"}', 'application/json'));
+    expect(await new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).verifyTransfer('trf-unknown-reference-1')).toBeUndefined();
+    await fake.close();
+    fake = await startFakeServer(answer(404, '<html>Not Found</html>', 'text/html'));
+    await expect(new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).verifyTransfer('trf-unknown-reference-1')).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
+  });
 });
