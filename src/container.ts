@@ -13,6 +13,7 @@ import { PasswordResetRepository } from './db/repositories/password-reset.reposi
 import { TransactionRepository } from './db/repositories/transaction.repository';
 import { UserRepository } from './db/repositories/user.repository';
 import { WalletRepository } from './db/repositories/wallet.repository';
+import { WithdrawalRepository } from './db/repositories/withdrawal.repository';
 import { JournalRepository } from './db/repositories/journal.repository';
 import { MailOutboxRepository } from './db/repositories/mail-outbox.repository';
 import { RateLimitRepository } from './db/repositories/rate-limit.repository';
@@ -40,6 +41,8 @@ import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
 import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
 import { usersRoutes } from './routes/users.routes';
+import { adminWithdrawalRoutes, withdrawalRoutes } from './routes/withdrawal.routes';
+import type { WithdrawalService } from './services/withdrawal.service';
 import { createPasswordHasher, type PasswordHasher } from './security/password-hasher';
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
@@ -72,6 +75,8 @@ export interface Container {
   paymentSweep: PaymentSweepService;
   reversals: ReversalService;
   reversalRepo: ReversalRepository;
+  /** Cash-out: withdrawals, their sweep and their transfers' events (CONTRACT 10). */
+  withdrawals: WithdrawalService;
   /** The provider's events as stored (operators' list of those set aside). */
   webhookEvents: WebhookInboxRepository;
   mailOutbox: MailOutboxService;
@@ -153,7 +158,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const ledger = new LedgerService({
     ledger: tokenReads, journal, wallets: walletRepo, transactions: transactionRepo, reversals: reversalRepo, tokenCode: config.ledger.tokenCode,
   });
-  const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox } = paymentsFromConfig(
+  const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
     { mintWaitMs: options.mintWaitMs ?? 10_000 },
@@ -189,9 +194,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
-    '/api/admin': adminRoutes({ admins, payments, ...common }),
+    '/api/admin': [...adminRoutes({ admins, payments, ...common }), ...adminWithdrawalRoutes({ withdrawals })],
     '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
-    '/api/payments': paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }),
+    '/api/payments': [...paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }), ...withdrawalRoutes({ accounts: payoutAccounts, withdrawals })],
   };
   const treasury = treasuryFromConfig(config, ledgerModule);
   const history = new HistoryWindow(ledgerModule.client, journalRepo, 5000);
@@ -201,6 +206,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     distributionQueueDepth: () => ledgerModule.accounts.distributionQueueDepth(),
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
+    withdrawalsWaiting: () => withdrawals.oldestWaiting(),
   });
   const app = createApp({
     logger,
@@ -236,6 +242,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     paymentSweep,
     reversals,
     reversalRepo,
+    withdrawals,
     webhookEvents,
     mailOutbox,
     metrics,
@@ -248,6 +255,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
         wallets: walletRepo,
         payments: paymentRepo,
         reversals: reversalRepo,
+        withdrawals: new WithdrawalRepository(db),
         provider: paystack,
         asset: ready.asset,
         distribution: ready.keys.distribution.publicKey(),
@@ -273,6 +281,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       webhookInbox.start(timing.reconcileIntervalMs);
       paymentSweep.start(timing.reconcileIntervalMs);
       reversals.start(timing.reconcileIntervalMs);
+      withdrawals.start(timing.reconcileIntervalMs);
       mailOutbox.start(timing.reconcileIntervalMs);
     },
     async close() {
@@ -282,6 +291,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       await webhookInbox.stop();
       await paymentSweep.stop();
       await reversals.stop();
+      await withdrawals.stop();
       await mailOutbox.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).

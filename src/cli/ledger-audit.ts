@@ -13,7 +13,7 @@ runCommand('ledger:audit', async (container) => {
   const report = await container.audit();
   const c = report.checked;
   console.log(
-    `checked ${c.providerTransactions} provider transactions, ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments`,
+    `checked ${c.providerTransactions} provider transactions, ${c.providerTransfers} provider transfers, ${c.envelopes} envelopes, ${c.entries} journal entries, ${c.ledgerPayments} ledger payments, ${c.wallets} wallets, ${c.mintedPayments} minted payments, ${c.withdrawals} withdrawals`,
   );
   if (report.beyondRetention.length > 0) {
     console.log(`${report.beyondRetention.length} envelopes are older than the ledger API's history window and were not checked again (an open one is a discrepancy below)`);
@@ -21,6 +21,10 @@ runCommand('ledger:audit', async (container) => {
   if (report.inFlight.length > 0) {
     const minutes = IN_FLIGHT_GRACE_MS / 60_000;
     console.log(`${report.inFlight.length} payments were paid less than ${minutes} minutes ago and wait for their mint (not discrepancies yet): ${report.inFlight.join(', ')}`);
+  }
+  if (report.withdrawalsInFlight.length > 0) {
+    const minutes = IN_FLIGHT_GRACE_MS / 60_000;
+    console.log(`${report.withdrawalsInFlight.length} withdrawals have been in a state that is not final for less than ${minutes} minutes (not discrepancies yet): ${report.withdrawalsInFlight.join(', ')}`);
   }
   for (const line of report.discrepancies) console.log(`DISCREPANCY ${line}`);
   console.log(report.discrepancies.length === 0 ? 'the payment provider, the database and the ledger agree' : `${report.discrepancies.length} discrepancies`);

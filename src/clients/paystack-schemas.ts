@@ -88,6 +88,13 @@ const transferData = z.looseObject({
 
 export const transferResponse = z.looseObject({ status: z.literal(true), data: transferData });
 
+/** `GET /transfer`: a page of transfers, newest first, with the list's meta as `GET /transaction`'s. */
+export const transferListResponse = z.looseObject({
+  status: z.literal(true),
+  data: z.array(transferData),
+  meta: z.looseObject({ total: metaCount, page: metaCount, pageCount: metaCount }),
+});
+
 export const balanceResponse = z.looseObject({
   status: z.literal(true),
   data: z.array(z.looseObject({ currency: z.string().min(1), balance: koboAmount })),

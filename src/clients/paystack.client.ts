@@ -10,6 +10,7 @@ import {
   recipientResponse,
   refusalResponse,
   resolveAccountResponse,
+  transferListResponse,
   transferResponse,
   verifyResponse,
   type TransactionData,
@@ -75,6 +76,27 @@ export interface TransactionPage {
   /** How many pages the query has, at the provider's page size. */
   pageCount: number;
   /** How many transactions match the query, on every page. */
+  total: number;
+}
+
+/** Which page of the provider's transfers (`GET /transfer`). */
+export interface TransferListQuery {
+  /** From 1. Default 1. */
+  page?: number;
+  /** Default 100. The provider may keep fewer per page: the answer says how many it kept. */
+  perPage?: number;
+  /** Only this status (`pending`, `otp`, `success`, `failed`, `reversed`...). */
+  status?: string;
+}
+
+/** One page of the provider's transfers, newest first. */
+export interface TransferPage {
+  /** Each in the shape verifyTransfer gives it. */
+  transfers: ProviderTransfer[];
+  page: number;
+  /** How many pages the query has, at the provider's page size. */
+  pageCount: number;
+  /** How many transfers match the query, on every page. */
   total: number;
 }
 
@@ -158,7 +180,7 @@ const MAX_RESPONSE_BYTES = 1_000_000;
 
 /**
  * Paystack's transaction API (open a charge, ask what became of it, list them all) and its
- * Transfers API (banks, account names, recipients, payouts from the balance).
+ * Transfers API (banks, account names, recipients, payouts from the balance, the list of them).
  *
  * Every answer is validated before anything is read from it. Failures become AppErrors in the
  * service's terms: `UPSTREAM_UNAVAILABLE` when retrying later can help (no answer, timeout,
@@ -232,18 +254,8 @@ export class PaystackClient {
     if (query.status !== undefined) params.status = query.status;
     if (query.from !== undefined) params.from = query.from.toISOString();
     if (query.to !== undefined) params.to = query.to.toISOString();
-    const response = await this.send({ method: 'GET', url: '/transaction', params });
-    // A refusal here is of a query this client built: retrying it cannot help.
-    if (response.status !== 200) throw failed(`list answered HTTP ${response.status}`);
-    const json = readJson(response);
-    const body = validate(response, json, listResponse);
-    const raws = (json as { data: Record<string, unknown>[] }).data;
-    return {
-      transactions: body.data.map((data, i) => toTransaction(data, raws[i]!)),
-      page: body.meta.page,
-      pageCount: body.meta.pageCount,
-      total: body.meta.total,
-    };
+    const { items, ...page } = await this.listPage('list', '/transaction', params, listResponse, toTransaction);
+    return { transactions: items, ...page };
   }
 
   /**
@@ -253,16 +265,40 @@ export class PaystackClient {
    * failure part way ends the iteration with it: the caller must not take what it saw for all.
    */
   async *allTransactions(query: Omit<TransactionListQuery, 'page'> = {}): AsyncGenerator<VerifiedTransaction> {
-    const seen = new Set<string>();
-    for (let page = 1; ; page += 1) {
-      const answer = await this.listTransactions({ ...query, page });
-      for (const transaction of answer.transactions) {
-        if (seen.has(transaction.reference)) continue;
-        seen.add(transaction.reference);
-        yield transaction;
-      }
-      if (answer.transactions.length === 0 || page >= answer.pageCount) return;
-    }
+    yield* walkPages(
+      async (page) => {
+        const answer = await this.listTransactions({ ...query, page });
+        return { items: answer.transactions, pageCount: answer.pageCount };
+      },
+      (transaction) => transaction.reference,
+    );
+  }
+
+  /**
+   * One page of the provider's transfers (every integration on the account, not only this
+   * service's), newest first, each as verifyTransfer gives it. A page past the last has none.
+   */
+  async listTransfers(query: TransferListQuery = {}): Promise<TransferPage> {
+    const params: Record<string, string> = { page: String(query.page ?? 1), perPage: String(query.perPage ?? DEFAULT_PAGE_SIZE) };
+    if (query.status !== undefined) params.status = query.status;
+    const { items, ...page } = await this.listPage('transfer list', '/transfer', params, transferListResponse, toTransfer);
+    return { transfers: items, ...page };
+  }
+
+  /**
+   * Every transfer matching `query`, page after page, as allTransactions walks transactions: one
+   * pushed onto a later page by a newer one comes once. Told apart by transfer code, not by
+   * reference: two transfers under one reference (which the provider should never hold) both come,
+   * so the audit can see them. A failure part way ends the iteration with it.
+   */
+  async *allTransfers(query: Omit<TransferListQuery, 'page'> = {}): AsyncGenerator<ProviderTransfer> {
+    yield* walkPages(
+      async (page) => {
+        const answer = await this.listTransfers({ ...query, page });
+        return { items: answer.transfers, pageCount: answer.pageCount };
+      },
+      (transfer) => transfer.transferCode,
+    );
   }
 
   /** The banks the provider pays out to (`GET /bank?currency=NGN`), active ones only. */
@@ -361,6 +397,28 @@ export class PaystackClient {
     return map(data, rawData(json));
   }
 
+  /** One page of a list (`GET /transaction`, `GET /transfer`), each item mapped with its `data` as received. */
+  private async listPage<S extends z.ZodType<{ data: unknown[]; meta: { total: number; page: number; pageCount: number } }>, R>(
+    what: string,
+    url: string,
+    params: Record<string, string>,
+    schema: S,
+    map: (data: z.output<S>['data'][number], raw: Record<string, unknown>) => R,
+  ): Promise<{ items: R[]; page: number; pageCount: number; total: number }> {
+    const response = await this.send({ method: 'GET', url, params });
+    // A refusal here is of a query this client built: retrying it cannot help.
+    if (response.status !== 200) throw failed(`${what} answered HTTP ${response.status}`);
+    const json = readJson(response);
+    const body = validate(response, json, schema);
+    const raws = (json as { data: Record<string, unknown>[] }).data;
+    return {
+      items: body.data.map((data, i) => map(data, raws[i]!)),
+      page: body.meta.page,
+      pageCount: body.meta.pageCount,
+      total: body.meta.total,
+    };
+  }
+
   /** The provider's NGN balance in kobo: what transfers can still pay out. */
   async balance(): Promise<bigint> {
     const response = await this.send({ method: 'GET', url: '/balance' });
@@ -420,6 +478,25 @@ export class PaystackClient {
       const code = axios.isAxiosError(error) ? error.code : undefined;
       return { unclear: `no complete answer (${code ?? 'request failed'})` };
     }
+  }
+}
+
+/**
+ * Every item of a newest-first list, page after page until a page is empty or the last. An item
+ * created while it pages pushes older ones onto later pages: those would come twice and are given
+ * once (by `keyOf`); none is skipped.
+ */
+async function* walkPages<T>(read: (page: number) => Promise<{ items: T[]; pageCount: number }>, keyOf: (item: T) => string): AsyncGenerator<T> {
+  const seen = new Set<string>();
+  for (let page = 1; ; page += 1) {
+    const answer = await read(page);
+    for (const item of answer.items) {
+      const key = keyOf(item);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield item;
+    }
+    if (answer.items.length === 0 || page >= answer.pageCount) return;
   }
 }
 

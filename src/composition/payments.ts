@@ -14,6 +14,11 @@ import { PaymentSweepService } from '../services/payment-sweep.service';
 import { PaymentService } from '../services/payment.service';
 import { ReversalService } from '../services/reversal.service';
 import { WebhookInboxService } from '../services/webhook-inbox.service';
+import { PayoutAccountRepository } from '../db/repositories/payout-account.repository';
+import { WithdrawalRepository } from '../db/repositories/withdrawal.repository';
+import { ExchangeRate } from '../domain/exchange-rate';
+import { PayoutAccountService } from '../services/payout-account.service';
+import { WithdrawalService } from '../services/withdrawal.service';
 
 /** What the payment use cases are built from: the stores, the journal's writes and reads of the network. */
 export interface PaymentParts {
@@ -27,7 +32,7 @@ export interface PaymentParts {
   logger: Logger;
 }
 
-/** Naira in, tokens out, and money going back: the provider's client, the payment use cases and their background work. */
+/** Naira in, tokens out, money going back, and cash-out: the provider's client, the payment and withdrawal use cases and their background work. */
 export function paymentsFromConfig(config: Config, parts: PaymentParts, options: { mintWaitMs: number }) {
   const paystack = new PaystackClient({ baseUrl: config.payments.provider.baseUrl, secretKey: config.payments.provider.secretKey, timeoutMs: config.payments.paystackTimeoutMs });
   const payments = new PaymentService({
@@ -69,13 +74,36 @@ export function paymentsFromConfig(config: Config, parts: PaymentParts, options:
     },
     logger: parts.logger,
   });
+  const payoutAccountRepo = new PayoutAccountRepository(parts.db);
+  const payoutAccounts = new PayoutAccountService(paystack, payoutAccountRepo);
+  const withdrawals = new WithdrawalService({
+    withdrawals: new WithdrawalRepository(parts.db),
+    accounts: payoutAccountRepo,
+    wallets: parts.wallets,
+    reversals: parts.reversals,
+    reads: parts.reads,
+    journal: parts.journal,
+    provider: paystack,
+    options: {
+      rate: new ExchangeRate(config.payments.tokensPerNaira),
+      minKobo: config.withdrawals.minKobo,
+      dailyLimitKobo: config.withdrawals.dailyLimitKobo,
+      debitWaitMs: options.mintWaitMs,
+      // The request writes its debit within the ledger's answer wait; the sweep takes over well after.
+      takeOverMs: config.ledger.leaseMs,
+      policy: { leaseMs: config.ledger.leaseMs, retryBaseMs: config.withdrawals.checkRetryMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 200 },
+      tokenCode: config.ledger.tokenCode,
+    },
+    logger: parts.logger,
+  });
   const webhookEvents = new WebhookInboxRepository(parts.db);
   const webhookInbox = new WebhookInboxService(
     webhookEvents,
     payments,
     reversals,
+    withdrawals,
     { leaseMs: config.ledger.leaseMs, retryBaseMs: config.webhookRetryBaseMs, maxDelayMs: 10 * 60 * 1000, maxAttempts: 50 },
     parts.logger,
   );
-  return { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox };
+  return { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals };
 }

@@ -11,6 +11,15 @@ const optionalUrl = z.url().optional();
 /** A decimal amount as text, never parsed to a float. */
 const decimalText = z.string().regex(/^\d+(\.\d{1,7})?$/, 'must be a decimal number with at most 7 fractional digits');
 
+/** A Naira amount as text (at most 2 decimals), turned into kobo: never a float. */
+const nairaText = z
+  .string()
+  .regex(/^\d{1,13}(\.\d{1,2})?$/, 'must be a Naira amount with at most 2 decimal places')
+  .transform((v) => {
+    const [whole, fraction = ''] = v.split('.');
+    return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
+  });
+
 /** Service processes on the port: a whole number from 1, or `auto` (one per CPU this process may use). */
 const webConcurrency = z
   .string()
@@ -78,6 +87,10 @@ const envSchema = z.object({
   PAYMENT_FIRST_CHECK_MS: z.coerce.number().int().min(0).max(86_400_000).default(120_000),
   PAYMENT_CHECK_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   PAYMENT_CHECK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(40),
+  // Cash-out: Naira amounts (at most 2 decimals), and how often a withdrawal not final is looked at (doubling to 10 min).
+  WITHDRAWAL_MIN_NAIRA: nairaText.prefault('100'),
+  WITHDRAWAL_DAILY_LIMIT_NAIRA: nairaText.prefault('1000000'),
+  WITHDRAWAL_CHECK_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),

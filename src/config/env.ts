@@ -81,6 +81,14 @@ export interface Config {
     /** Questions about one payment before the sweep stops asking (it stays as it is, counted for an operator). */
     checkMaxAttempts: number;
   };
+  withdrawals: {
+    /** The smallest withdrawal, in kobo. */
+    minKobo: bigint;
+    /** What one user may withdraw in 24 hours, in kobo. */
+    dailyLimitKobo: bigint;
+    /** The sweep's first delay before looking at a withdrawal not final again (doubles, up to 10 min). */
+    checkRetryMs: number;
+  };
   mail: { smtpUrl: string | undefined; from: string; outboxDir: string };
   bootstrapAdmin: { email: string; password: string } | undefined;
   authRateLimit: number;
@@ -162,6 +170,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       checkRetryMs: env.PAYMENT_CHECK_RETRY_MS,
       checkMaxAttempts: env.PAYMENT_CHECK_MAX_ATTEMPTS,
     },
+    withdrawals: { minKobo: env.WITHDRAWAL_MIN_NAIRA, dailyLimitKobo: env.WITHDRAWAL_DAILY_LIMIT_NAIRA, checkRetryMs: env.WITHDRAWAL_CHECK_RETRY_MS },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },

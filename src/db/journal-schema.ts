@@ -59,7 +59,7 @@ export const ledgerEnvelopes = pgTable(
 );
 
 /** The kinds of ledger write, one file each under src/ledger/kinds/ (what each means is there, not here). */
-export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline', 'clawback', 'issuer_flags'] as const;
+export const ENTRY_KINDS = ['transfer', 'payment_mint', 'admin_mint', 'issue', 'activation', 'channel_funding', 'channel_merge', 'trustline', 'clawback', 'issuer_flags', 'withdrawal', 'withdrawal_refund'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 export const ENTRY_STATUSES = ['pending', 'submitted', 'confirmed', 'failed'] as const;
 export type EntryStatus = (typeof ENTRY_STATUSES)[number];
@@ -94,6 +94,8 @@ export const ledgerEntries = pgTable(
     paymentReference: text('payment_reference'),
     /** A clawback's reversal (payment_reversals.id). */
     reversalId: uuid('reversal_id'),
+    /** A withdrawal's debit or refund (withdrawals.id). */
+    withdrawalId: uuid('withdrawal_id'),
     /** The ledger result code (or reason) of a failed entry; the API maps it to its answer. */
     failureCode: text('failure_code'),
     /** A lease: while it is in the future, the process that created the entry owns its submission. */
@@ -105,8 +107,8 @@ export const ledgerEntries = pgTable(
     // The record kinds (KindRegistry.recordKinds: tests/unit/entry-kinds.test.ts holds the two equal).
     // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC, which a backward scan gives
     // (Drizzle's .desc() makes DESC NULLS LAST, an order no scan matches).
-    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
-    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint')`),
+    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'withdrawal', 'withdrawal_refund')`),
+    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'withdrawal', 'withdrawal_refund')`),
     index('ledger_entries_envelope_idx').on(t.envelopeId),
     index('ledger_entries_open_idx').on(t.leaseUntil).where(sql`status in ('pending', 'submitted')`),
     // A payment is minted by exactly one entry; a wallet has one live activation.
@@ -114,6 +116,9 @@ export const ledgerEntries = pgTable(
     uniqueIndex('ledger_entries_payment_key').on(t.paymentReference).where(sql`kind = 'payment_mint' and status <> 'failed'`),
     // One live clawback per reversal; a clawback refused (the wallet spent the tokens meanwhile) lets the next one in.
     uniqueIndex('ledger_entries_reversal_key').on(t.reversalId).where(sql`kind = 'clawback' and status <> 'failed'`),
+    // One live debit and one live refund per withdrawal: its tokens leave once and come back at most once.
+    uniqueIndex('ledger_entries_withdrawal_key').on(t.withdrawalId).where(sql`kind = 'withdrawal' and status <> 'failed'`),
+    uniqueIndex('ledger_entries_withdrawal_refund_key').on(t.withdrawalId).where(sql`kind = 'withdrawal_refund' and status <> 'failed'`),
     uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
   ],
 );

@@ -7,7 +7,7 @@ export interface ProviderEvent {
   event: string;
   /** One per provider event: a redelivery has the same key, a second refund of one payment does not. */
   eventKey: string;
-  /** The payment the event is about. */
+  /** The payment, or the withdrawal's transfer, the event is about. */
   reference: string;
   data: Record<string, unknown>;
 }
@@ -16,7 +16,7 @@ const id = z.union([z.string().min(1).max(100), z.number().int()]);
 const reference = paymentReferenceSchema;
 
 /**
- * Where each kind of Paystack event names the payment: charges in `data.reference`, refunds in
+ * Where each kind of Paystack event names the payment: charges (and transfers, by their reference) in `data.reference`, refunds in
  * `data.transaction_reference` (or the nested `data.transaction.reference`), disputes in
  * `data.transaction.reference`.
  */
@@ -32,9 +32,8 @@ const eventShape = z.object({
 });
 
 /**
- * Reads a correctly signed event body. Undefined when it names no payment at all (an event about
- * something else on the provider account: a transfer, a subscription), which is acknowledged and
- * not kept.
+ * Reads a correctly signed event body. Undefined when it names no reference at all (an event about
+ * something else on the provider account: a subscription), which is acknowledged and not kept.
  */
 export function readProviderEvent(raw: Buffer): ProviderEvent | undefined {
   const parsed = eventShape.safeParse(safeJson(raw));

@@ -1,14 +1,16 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
 import type { EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
-import type { PaystackClient } from '../clients/paystack.client';
+import type { PaystackClient, ProviderTransfer } from '../clients/paystack.client';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import { auditReversals } from './reversal-audit';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
+import type { WithdrawalRepository } from '../db/repositories/withdrawal.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
 import type { KindRegistry } from './kinds/registry';
 import { auditPayments, IN_FLIGHT_GRACE_MS } from './payment-audit';
+import { auditWithdrawals } from './withdrawal-audit';
 
 export interface AuditInput {
   client: LedgerApi;
@@ -16,19 +18,29 @@ export interface AuditInput {
   wallets: WalletRepository;
   payments: PaymentRepository;
   reversals: ReversalRepository;
-  /** The payment provider: what it says was paid is compared with the payments and the mints. */
+  withdrawals: WithdrawalRepository;
+  /** The payment provider: what it says was paid (and paid out) is compared with the payments, the withdrawals and their entries. */
   provider: PaystackClient;
   asset: Asset;
   distribution: string;
-  /** How long a consumed payment may wait for its mint before it is a discrepancy. Default IN_FLIGHT_GRACE_MS. */
+  /** How long a consumed payment may wait for its mint, and a withdrawal stay in a state not final, before it is a discrepancy. Default IN_FLIGHT_GRACE_MS. */
   inFlightGraceMs?: number;
-  /** The kinds of ledger write: how each counts in the supply, which claim payments and reversals. */
+  /** The kinds of ledger write: how each counts in the supply, which claim payments, reversals and withdrawals. */
   kinds: KindRegistry;
 }
 
 export interface AuditReport {
   discrepancies: string[];
-  checked: { envelopes: number; entries: number; ledgerPayments: number; wallets: number; mintedPayments: number; providerTransactions: number };
+  checked: {
+    envelopes: number;
+    entries: number;
+    ledgerPayments: number;
+    wallets: number;
+    mintedPayments: number;
+    providerTransactions: number;
+    withdrawals: number;
+    providerTransfers: number;
+  };
   /**
    * Envelopes the ledger API can no longer show (their ledgers left its history window): a
    * confirmed one is not verified again, an open one waits for an operator (listed in discrepancies too).
@@ -36,6 +48,8 @@ export interface AuditReport {
   beyondRetention: string[];
   /** Payments consumed less than `inFlightGraceMs` ago whose mint is not written yet: not discrepancies (yet). */
   inFlight: string[];
+  /** Withdrawals not final, in their state less than `inFlightGraceMs` (`<id> (<status>)`): not discrepancies (yet). */
+  withdrawalsInFlight: string[];
 }
 
 /**
@@ -47,7 +61,8 @@ export interface AuditReport {
  *   record, no record without its movement);
  * - every wallet's token balance against the sum of its records, and the tokens issued against
  *   what the distribution account, the wallets and outside accounts hold;
- * - the provider's paid references, the payments and their mints, one against the others (auditPayments).
+ * - the provider's paid references, the payments and their mints, one against the others (auditPayments);
+ * - the provider's transfers, the withdrawals, and their debits and refunds (auditWithdrawals).
  * Read-only. Each discrepancy is one line of the report.
  */
 export async function auditLedger(input: AuditInput): Promise<AuditReport> {
@@ -143,6 +158,24 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   // clawback or owed, and every charge the provider reversed after its mint recorded as reversed.
   discrepancies.push(...auditReversals({ reversals: await input.reversals.all(), payments: paymentAudit.payments, entries, clawbackKinds: kinds.claiming('reversal'), providerStatus: paymentAudit.providerStatus }));
 
+  // Withdrawals three ways: every debit paid out once at the provider or refunded once, no
+  // reference paid twice, every transfer of ours a withdrawal's. The withdrawals are read after the
+  // entries and the provider after the withdrawals, so each read already holds what the one before
+  // it saw recorded (a confirmed entry moved its withdrawal in the same transaction).
+  const withdrawals = await input.withdrawals.all();
+  const transfers: ProviderTransfer[] = [];
+  for await (const transfer of input.provider.allTransfers()) transfers.push(transfer);
+  const withdrawalAudit = auditWithdrawals({
+    withdrawals,
+    entries,
+    debitKinds: kinds.claiming('withdrawal debit'),
+    refundKinds: kinds.claiming('withdrawal refund'),
+    transfers,
+    now: new Date(),
+    inFlightGraceMs: input.inFlightGraceMs ?? IN_FLIGHT_GRACE_MS,
+  });
+  discrepancies.push(...withdrawalAudit.discrepancies);
+
   return {
     discrepancies,
     checked: {
@@ -152,9 +185,12 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
       wallets: walletKeys.length,
       mintedPayments: paymentAudit.mintedPayments,
       providerTransactions: paymentAudit.providerTransactions,
+      withdrawals: withdrawals.length,
+      providerTransfers: transfers.length,
     },
     beyondRetention,
     inFlight: paymentAudit.inFlight,
+    withdrawalsInFlight: withdrawalAudit.inFlight,
   };
 }
 

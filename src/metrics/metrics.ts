@@ -17,6 +17,8 @@ export interface MetricsSources {
   treasury(): Promise<TreasuryReading | undefined>;
   /** The ledger API's history window against the journal's open envelopes; undefined while it cannot be read. */
   historyWindow(): Promise<HistoryWindowReading | undefined>;
+  /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Withdrawals"). */
+  withdrawalsWaiting(): Promise<{ status: string; seconds: number }[]>;
 }
 
 let processRegistry: Registry | undefined;
@@ -139,6 +141,17 @@ export class ServiceMetrics {
         const reading = await this.sources?.historyWindow();
         if (reading) beyond.set(reading.envelopesBeyond);
         else beyond.reset();
+      },
+    });
+    const withdrawals: Gauge<'status'> = new Gauge({
+      name: 'withdrawals_waiting_oldest_seconds',
+      help: 'Age in seconds of the oldest withdrawal in each waiting state (waiting_float: the provider balance is short; awaiting_otp: an admin must finalize)',
+      labelNames: ['status'],
+      registers,
+      collect: async () => {
+        withdrawals.reset();
+        const reading = await this.sources?.withdrawalsWaiting().catch(() => undefined);
+        for (const { status, seconds } of reading ?? []) withdrawals.set({ status }, seconds);
       },
     });
     this.exposed = Registry.merge([processMetrics(), this.registry]);

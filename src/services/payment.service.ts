@@ -5,7 +5,8 @@ import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.r
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
-import { formatStroops, MAX_STROOPS, STROOPS_PER_UNIT } from '../domain/amounts';
+import { formatStroops, MAX_STROOPS } from '../domain/amounts';
+import { ExchangeRate } from '../domain/exchange-rate';
 import { providerVerdict, type PaymentState } from '../domain/payment-lifecycle';
 import { AppError } from '../errors/app-error';
 import { errorReason } from '../errors/loggable-error';
@@ -75,7 +76,11 @@ export interface PaymentServiceDeps {
  * sends and settles it. The states and moves are in src/domain/payment-lifecycle.ts.
  */
 export class PaymentService {
-  constructor(private readonly deps: PaymentServiceDeps) {}
+  private readonly rate: ExchangeRate;
+
+  constructor(private readonly deps: PaymentServiceDeps) {
+    this.rate = new ExchangeRate(deps.options.tokensPerNaira);
+  }
 
   /** Records the reference with the user and amount, then asks the provider for a checkout. */
   async createIntent(userId: string, amountKobo: bigint): Promise<InitializedTransaction> {
@@ -252,8 +257,6 @@ export class PaymentService {
 
   /** Tokens for a Naira amount in kobo: kobo x TOKENS_PER_NAIRA / 100, in stroops, rounded down. */
   tokensFor(amountKobo: bigint): bigint {
-    const [whole, fraction = ''] = this.deps.options.tokensPerNaira.split('.');
-    const stroopsPerNaira = BigInt(whole!) * STROOPS_PER_UNIT + BigInt(fraction.padEnd(7, '0'));
-    return (amountKobo * stroopsPerNaira) / 100n;
+    return this.rate.tokensFor(amountKobo);
   }
 }

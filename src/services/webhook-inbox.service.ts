@@ -4,12 +4,14 @@ import type { Logger } from '../logger';
 import { QueueWorker, type RetryPolicy } from '../workers/queue-worker';
 import type { PaymentService, SettleOutcome } from './payment.service';
 import type { ReversalService } from './reversal.service';
+import type { WithdrawalService } from './withdrawal.service';
 
 /**
  * Works stored provider events until their outcome is final: `charge.success` through the same
  * path as verify-payment; `refund.processed` and a lost `charge.dispute.resolve` recorded as
  * reversals (ReversalService takes the tokens back); `charge.dispute.create`/`remind` hold the
- * payment's tokens and a won resolution releases them. Retried until
+ * payment's tokens and a won resolution releases them; `transfer.success`/`failed`/`reversed` move
+ * the withdrawal whose transfer they are about (WithdrawalService.settleTransfer). Retried until
  * their outcome is final: a provider or database failure, or a provider that still says "not yet"
  * (a webhook can arrive before verify agrees), is tried again later, so a buyer who closed the
  * browser before the redirect is still credited. An event set aside after its last attempt is
@@ -21,6 +23,7 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
     private readonly inbox: WebhookInboxRepository,
     private readonly payments: PaymentService,
     private readonly reversals: ReversalService,
+    private readonly withdrawals: WithdrawalService,
     policy: RetryPolicy,
     logger: Logger,
   ) {
@@ -38,12 +41,12 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
   }
 
   /**
-   * Stores a verified event about one of this service's payments, and settles it at once in the
-   * background. References this service never issued (the provider account may serve other
-   * integrations) are acknowledged and not kept.
+   * Stores a verified event about one of this service's payments or withdrawals' transfers, and
+   * settles it at once in the background. References this service never issued (the provider
+   * account may serve other integrations) are acknowledged and not kept.
    */
   async receive(event: ProviderEvent): Promise<void> {
-    if (!(await this.payments.find(event.reference))) return;
+    if (!(await this.payments.find(event.reference)) && !(await this.withdrawals.isWithdrawal(event.reference))) return;
     if (await this.inbox.store(event)) void this.run();
   }
 
@@ -77,6 +80,13 @@ export class WebhookInboxService extends QueueWorker<WebhookEventRow> {
       }
       case 'charge.dispute.resolve':
         return this.resolveDispute(event, data);
+      case 'transfer.success':
+      case 'transfer.failed':
+      case 'transfer.reversed': {
+        // What the provider shows of the transfer now decides, so events in any order, and again, agree.
+        const outcome = await this.withdrawals.settleTransfer(event.reference);
+        return outcome === 'later' || outcome === 'unknown' ? 'later' : `withdrawal ${outcome}`;
+      }
       default:
         // refund.pending / refund.failed / refund.needs-attention and the like: no money moved yet.
         return `noted: ${event.event}`;

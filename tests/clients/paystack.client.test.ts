@@ -575,6 +575,65 @@ describe('PaystackClient paying out, against the Paystack sandbox', () => {
 
     await expectAppError(misconfigured.initiateTransfer(transferInput()), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
     await expectAppError(misconfigured.balance(), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
+    await expectAppError(misconfigured.listTransfers(), 'UPSTREAM_FAILED', 'sk_test_not_the_right_one');
+  });
+
+  /** Pays `amountKobo` under a new reference, `outcome` as the sandbox's next-transfer control plans it; answers the reference. */
+  const pay = async (amountKobo: bigint, outcome: 'success' | 'pending' | 'failed' = 'success') => {
+    const input = transferInput({ amountKobo });
+    if (outcome !== 'success') await control(sandboxControlPaths.nextTransfer(), { outcome, reference: input.reference });
+    expect(await client.initiateTransfer(input)).toMatchObject({ outcome: 'accepted', transfer: { status: outcome } });
+    return input.reference;
+  };
+
+  const collect = async (iterator: AsyncIterable<{ reference: string }>) => {
+    const references: string[] = [];
+    for await (const transfer of iterator) references.push(transfer.reference);
+    return references;
+  };
+
+  it('lists the transfers newest first, each as verifyTransfer gives it, amounts as bigint kobo', async () => {
+    const paid = await pay(100_000n);
+    const failed = await pay(200_000n, 'failed');
+    const pending = await pay(300_000n, 'pending');
+
+    const page = await client.listTransfers();
+
+    expect(page).toMatchObject({ page: 1, pageCount: 1, total: 3 });
+    expect(page.transfers.map((t) => t.reference)).toEqual([pending, failed, paid]);
+    expect(page.transfers.map((t) => [t.status, t.amountKobo])).toEqual([
+      ['pending', 300_000n],
+      ['failed', 200_000n],
+      ['success', 100_000n],
+    ]);
+    expect(page.transfers[2]).toEqual(await client.verifyTransfer(paid));
+    expect(page.transfers[2]).toMatchObject({ transferCode: expect.stringMatching(/^TRF_/), reason: 'Cash-out', raw: expect.objectContaining({ amount: 100_000, createdAt: expect.any(String) }) });
+  });
+
+  it('asks for one page at a time, with the status given, and answers a page past the last empty', async () => {
+    const first = await pay(100_000n);
+    const failed = await pay(100_000n, 'failed');
+    const second = await pay(100_000n);
+
+    const successes = await client.listTransfers({ status: 'success', perPage: 1, page: 2 });
+    const middle = await client.listTransfers({ perPage: 1, page: 2 });
+    const past = await client.listTransfers({ perPage: 1, page: 4 });
+
+    expect(successes).toMatchObject({ page: 2, pageCount: 2, total: 2 });
+    expect(successes.transfers.map((t) => t.reference)).toEqual([first]);
+    expect(middle.transfers.map((t) => t.reference)).toEqual([failed]);
+    expect(past).toEqual({ transfers: [], page: 4, pageCount: 3, total: 3 });
+    expect(await collect(client.allTransfers({ status: 'success' }))).toEqual([second, first]);
+  });
+
+  it('walks every transfer once, page after page', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 7; i += 1) made.push(await pay(10_000n));
+
+    const seen = await collect(client.allTransfers({ perPage: 3 }));
+
+    expect([...seen].sort()).toEqual([...made].sort());
+    expect(seen).toHaveLength(7);
   });
 });
 
@@ -617,5 +676,63 @@ describe('PaystackClient paying out when the provider misbehaves', () => {
     await fake.close();
     fake = await startFakeServer(answer(404, '<html>Not Found</html>', 'text/html'));
     await expect(new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).verifyTransfer('trf-unknown-reference-1')).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
+  });
+
+  const transferListBody = (transfers: { reference: string; code: string; amount?: unknown }[], meta: Record<string, unknown>) =>
+    JSON.stringify({
+      status: true,
+      message: 'Transfers retrieved',
+      data: transfers.map((t) => ({ reference: t.reference, transfer_code: t.code, amount: t.amount ?? 100, status: 'success', reason: 'Cash-out', recipient: { recipient_code: 'RCP_x' } })),
+      meta: { total: transfers.length, skipped: 0, perPage: 50, page: 1, pageCount: 1, ...meta },
+    });
+
+  it('sends page, perPage and status as query parameters of GET /transfer', async () => {
+    fake = await startFakeServer(answer(200, transferListBody([], { total: 0, pageCount: 0 })));
+
+    await new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).listTransfers({ page: 3, perPage: 20, status: 'reversed' });
+
+    const url = new URL(fake.requests[0]!.url, fake.url);
+    expect([fake.requests[0]!.method, url.pathname, Object.fromEntries(url.searchParams)]).toEqual(['GET', '/transfer', { page: '3', perPage: '20', status: 'reversed' }]);
+  });
+
+  it('gives a transfer pushed onto the next page once, and two transfers under one reference both', async () => {
+    // Between the two pages a new transfer arrived at the front: TRF_2 moved from page 1 to page 2.
+    // TRF_1 and TRF_0 share a reference, which the provider should never allow: the audit must see both.
+    fake = await startFakeServer((req, res) => {
+      const page = new URL(req.url ?? '/', 'http://fake').searchParams.get('page');
+      const body =
+        page === '1'
+          ? transferListBody([{ reference: 'wdl-3', code: 'TRF_3' }, { reference: 'wdl-2', code: 'TRF_2' }], { total: 4, pageCount: 2 })
+          : transferListBody([{ reference: 'wdl-2', code: 'TRF_2' }, { reference: 'wdl-1', code: 'TRF_1' }, { reference: 'wdl-1', code: 'TRF_0' }], { total: 5, page: 2, pageCount: 2 });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+
+    const seen: string[] = [];
+    for await (const t of new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).allTransfers({ perPage: 2 })) seen.push(`${t.reference} ${t.transferCode}`);
+
+    expect(seen).toEqual(['wdl-3 TRF_3', 'wdl-2 TRF_2', 'wdl-1 TRF_1', 'wdl-1 TRF_0']);
+  });
+
+  it('ends the walk of transfers with the error of a page that failed, never as if the list were complete', async () => {
+    fake = await startFakeServer((req, res) => {
+      const page = new URL(req.url ?? '/', 'http://fake').searchParams.get('page');
+      if (page === '1') res.writeHead(200, { 'content-type': 'application/json' }).end(transferListBody([{ reference: 'wdl-2', code: 'TRF_2' }], { total: 2, perPage: 1, pageCount: 2 }));
+      else res.writeHead(503).end();
+    });
+
+    const walk = async () => {
+      for await (const t of new PaystackClient({ baseUrl: fake!.url, secretKey: SECRET_KEY }).allTransfers({ perPage: 1 })) expect(t.reference).toBe('wdl-2');
+    };
+    await expectAppError(walk(), 'UPSTREAM_UNAVAILABLE');
+  });
+
+  it.each([
+    ['a transfer with a fractional amount', transferListBody([{ reference: 'wdl-1', code: 'TRF_1', amount: 100.5 }], {})],
+    ['a transfer without its transfer code', transferListBody([{ reference: 'wdl-1', code: '' }], {})],
+    ['no meta', JSON.stringify({ status: true, data: [] })],
+  ])('reports a transfer list answer with %s as UPSTREAM_FAILED', async (_label, body) => {
+    fake = await startFakeServer(answer(200, body));
+
+    await expectAppError(new PaystackClient({ baseUrl: fake.url, secretKey: SECRET_KEY }).listTransfers(), 'UPSTREAM_FAILED');
   });
 });

@@ -9,6 +9,8 @@ import { issuerFlags } from './issuer-flags';
 import { paymentMint } from './payment-mint';
 import { transfer } from './transfer';
 import { trustline } from './trustline';
+import { withdrawalDebit } from './withdrawal';
+import { withdrawalRefund } from './withdrawal-refund';
 
 /**
  * The kinds of ledger write the journal knows, by name. Everything that treats kinds differently
@@ -48,7 +50,7 @@ export class KindRegistry {
     return new Set(this.names.filter((name) => roles.includes(this.of(name).supply)));
   }
 
-  /** The kinds whose entries claim a row of `of` ('payment', 'reversal') when committed. */
+  /** The kinds whose entries claim `of` ('payment', 'reversal', 'withdrawal debit', 'withdrawal refund') when committed. */
   claiming(of: string): Set<string> {
     return new Set(this.names.filter((name) => this.of(name).claim?.of === of));
   }
@@ -56,5 +58,5 @@ export class KindRegistry {
 
 /** The service's kinds of ledger write. */
 export function standardKinds(): KindRegistry {
-  return new KindRegistry([transfer, paymentMint, adminMint, clawback, issue, activation, trustline, issuerFlags, channelFunding, channelMerge] as EntryKind<never>[]);
+  return new KindRegistry([transfer, paymentMint, adminMint, clawback, issue, activation, trustline, issuerFlags, channelFunding, channelMerge, withdrawalDebit, withdrawalRefund] as EntryKind<never>[]);
 }

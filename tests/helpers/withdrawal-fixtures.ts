@@ -1,0 +1,111 @@
+import crypto from 'node:crypto';
+import express from 'express';
+import { sandboxControlPaths } from '@wallet/paystack-sandbox';
+import { eq } from 'drizzle-orm';
+import { withdrawals } from '../../src/db/schema';
+import type { WithdrawalRow } from '../../src/db/repositories/withdrawal.repository';
+import type { WithdrawalState } from '../../src/domain/withdrawal-lifecycle';
+import { eventually } from './eventually';
+import { bearer, type CreatedUser } from './factories';
+import { postWebhook } from './payment-fixtures';
+import { listen, startPaystackSandbox, type RunningProvider } from './sandboxes';
+import type { TestApp } from './test-app';
+
+/** Settings that make the cash-out's background work quick enough for a test. */
+export const FAST_CASH_OUT = {
+  WITHDRAWAL_CHECK_RETRY_MS: '100',
+  WITHDRAWAL_MIN_NAIRA: '1',
+  WEBHOOK_RETRY_BASE_MS: '100',
+  LEDGER_RECHECK_MS: '200',
+  RECONCILE_INTERVAL_MS: '200',
+};
+
+export interface RelayedProvider {
+  /** The provider sandbox, whose webhooks go to `current` (the running test's app). */
+  provider(): RunningProvider;
+  /** Makes `app` the one the provider's webhooks reach (undefined: they are answered 503 and retried). */
+  deliverTo(app: TestApp | undefined): void;
+}
+
+/**
+ * A provider sandbox for the file whose signed webhooks reach whichever app the running test
+ * started, through a relay on a real port (the app is in-process, on supertest).
+ */
+export function relayedProvider(): RelayedProvider {
+  let current: TestApp | undefined;
+  let relay: { url: string; close(): Promise<void> } | undefined;
+  let provider: RunningProvider | undefined;
+  beforeAll(async () => {
+    const forward = express();
+    forward.post('/webhook', express.raw({ type: '*/*' }), async (req, res) => {
+      if (!current) return void res.status(503).end();
+      const answer = await postWebhook(current, (req.body as Buffer).toString('utf8'), req.get('x-paystack-signature'));
+      res.status(answer.status).end();
+    });
+    relay = await listen(forward);
+    provider = await startPaystackSandbox(`${relay.url}/webhook`);
+  });
+  afterAll(async () => {
+    await provider?.stop();
+    await relay?.close();
+  });
+  afterEach(() => {
+    current = undefined;
+  });
+  return {
+    provider: () => provider!,
+    deliverTo: (app) => {
+      current = app;
+    },
+  };
+}
+
+/** A sandbox-only control of the provider (README of packages/paystack-sandbox); its `data`. */
+export async function providerControl(provider: RunningProvider, path: string, body: unknown = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(`${provider.url}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${provider.secretKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** Sets the provider's balance that transfers are paid from (kobo). */
+export const setProviderBalance = (provider: RunningProvider, kobo: number) => providerControl(provider, sandboxControlPaths.balance(), { balance: kobo });
+
+/** Every transfer the provider holds under `reference` (its list, as an auditor would read it). */
+export async function providerTransfersOf(provider: RunningProvider, reference: string): Promise<Record<string, unknown>[]> {
+  const res = await fetch(`${provider.url}/transfer?perPage=1000`, { headers: { Authorization: `Bearer ${provider.secretKey}` } });
+  const json = (await res.json()) as { data: Record<string, unknown>[] };
+  return json.data.filter((t) => t.reference === reference);
+}
+
+/** Adds a payout account for the user (Guaranty Trust Bank by default); its id. */
+export async function addPayoutAccount(app: TestApp, user: CreatedUser, accountNumber = '0123456789', bankCode = '058'): Promise<string> {
+  const res = await app.http.post('/api/payments/payout-accounts').set(bearer(user.token)).send({ bankCode, accountNumber });
+  if (res.status !== 201) throw new Error(`payout-accounts answered ${res.status} ${JSON.stringify(res.body)}`);
+  return (res.body as { payoutAccountId: string }).payoutAccountId;
+}
+
+/** POST /api/payments/withdrawals as the user, with a fresh Idempotency-Key unless one is given. */
+export function withdraw(app: TestApp, user: CreatedUser, body: Record<string, unknown>, key: string | null = crypto.randomUUID()) {
+  const req = app.http.post('/api/payments/withdrawals').set(bearer(user.token));
+  if (key !== null) req.set('Idempotency-Key', key);
+  return req.send(body);
+}
+
+/** The withdrawal's row, straight from the database. */
+export async function withdrawalRow(app: TestApp, id: string): Promise<WithdrawalRow | undefined> {
+  const [row] = await app.container.database.db.select().from(withdrawals).where(eq(withdrawals.id, id));
+  return row;
+}
+
+/** Waits until the withdrawal reaches `status`. */
+export function withdrawalBecomes(app: TestApp, id: string, status: WithdrawalState): Promise<WithdrawalRow> {
+  return eventually(async () => {
+    const row = await withdrawalRow(app, id);
+    return row?.status === status ? row : undefined;
+  }, `withdrawal ${id} to become ${status}`);
+}
