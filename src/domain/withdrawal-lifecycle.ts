@@ -64,7 +64,8 @@ export const WITHDRAWAL_TRANSITIONS = {
   transferStarted: { from: ['debited', 'waiting_float', 'sending'], to: 'sending' },
   /** The provider's balance cannot pay it: nothing was created, the same reference is tried later. */
   floatShort: { from: ['sending'], to: 'waiting_float' },
-  transferPending: { from: TRANSFER_MAY_EXIST, to: 'processing' },
+  /** Not final yet (pending, received). Not from `processing` itself: asking again is no move, and keeps the sweep's backoff. */
+  transferPending: { from: ['sending', 'waiting_float', 'awaiting_otp'], to: 'processing' },
   transferNeedsOtp: { from: ['sending', 'waiting_float', 'processing'], to: 'awaiting_otp' },
   transferSucceeded: { from: TRANSFER_MAY_EXIST, to: 'paid' },
   /** The provider's final word that the transfer did not pay (or refused it outright, creating nothing). */

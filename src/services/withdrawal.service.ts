@@ -101,6 +101,9 @@ export class WithdrawalService extends QueueWorker<WithdrawalRow> {
     // still has the last word for requests racing each other (the debit is refused: debit_failed).
     const spendable = (await this.tokenBalance(wallet.publicKey)) - (await this.deps.reversals.heldFor(input.userId));
     if (spendable < input.amountStroops) throw new AppError('VALIDATION', 'Insufficient balance');
+    // Tokens a refund or a lost chargeback could not take back are owed in Naira's worth: none is cashed out first.
+    const owed = await this.deps.reversals.owedBy(input.userId);
+    if (owed > 0n) throw new AppError('CONFLICT', `You owe ${formatStroops(owed)} ${options.tokenCode} from a reversed payment: buy tokens to settle it before withdrawing`);
 
     // The transfer's reference is derived from the withdrawal and stored with it, before any call.
     const id = crypto.randomUUID();

@@ -4,7 +4,7 @@ import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { startFakeServer } from '../helpers/fake-server';
-import { postWebhook, signedEvent } from '../helpers/payment-fixtures';
+import { mintedPurchase, postWebhook, refundAtProvider, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import type { RunningProvider } from '../helpers/sandboxes';
 import type { TestApp } from '../helpers/test-app';
@@ -18,6 +18,7 @@ import {
   setProviderBalance,
   withdraw,
   withdrawalBecomes,
+  withdrawalRow,
 } from '../helpers/withdrawal-fixtures';
 
 /**
@@ -144,6 +145,25 @@ describe('cash-out', () => {
     expect(await providerTransfersOf(provider, 'none')).toEqual([]);
   });
 
+  it('refuses to cash out while the user owes tokens a refund could not take back, and moves nothing', async () => {
+    const { app, provider, user, account } = await cashOut(0);
+    await supplyTokens(app);
+    const friend = await createUser(app);
+    const reference = await mintedPurchase(app, user, 100);
+    // The buyer spends the purchase, then the merchant refunds it: nothing to claw back, 100 tokens owed.
+    await app.http.post('/api/ledger/transfer').set(bearer(user.token)).send({ receiverPublicKey: friend.ledgerPublicKey, amount: 100 }).expect(200);
+    await refundAtProvider(provider, reference);
+    await eventually(async () => ((await app.container.reversalRepo.owedBy(user.userId)) === 1_000_000_000n ? true : undefined), 'the debt to be recorded');
+    await app.http.post('/api/ledger/transfer').set(bearer(friend.token)).send({ receiverPublicKey: user.ledgerPublicKey, amount: 50 }).expect(200);
+
+    const res = await withdraw(app, user, { amount: 10, payoutAccountId: account });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ success: false, message: expect.stringMatching(/owe 100\.0000000 WLT/) });
+    expect(await balanceOf(user)).toBe('50.0000000');
+    const [count] = await queryRows<{ n: number }>(app.container.database, sql`select count(*)::int as n from withdrawals`);
+    expect(count!.n).toBe(0);
+  });
+
   it('lets only one of two concurrent withdrawals pass a daily limit that covers one', async () => {
     const { app, user, account } = await cashOut(1000, 100_000_00, { WITHDRAWAL_DAILY_LIMIT_NAIRA: '150' });
     const [a, b] = await Promise.all([withdraw(app, user, { amount: 100, payoutAccountId: account }), withdraw(app, user, { amount: 100, payoutAccountId: account })]);
@@ -182,6 +202,20 @@ describe('cash-out', () => {
     expect(await balanceOf(user)).toBe('100.0000000');
     expect((await entriesOf(app, paid.id)).filter((e) => e.kind === 'withdrawal_refund')).toHaveLength(1);
     await expectCleanAudit(app);
+  });
+
+  it('keeps asking about a pending transfer with a growing delay until the provider settles it, then pays once', async () => {
+    const { app, provider, user, account } = await cashOut(100);
+    await providerControl(provider, sandboxControlPaths.nextTransfer(), { outcome: 'pending' });
+    const res = await withdraw(app, user, { amount: 20, payoutAccountId: account });
+    const processing = await withdrawalBecomes(app, res.body.withdrawalId, 'processing');
+    // Each look that finds it still pending counts an attempt (the delay doubles with them): asking again is no move.
+    await eventually(async () => ((await withdrawalRow(app, processing.id))!.attempts >= 3 ? true : undefined), 'the sweep to look at it three times');
+    expect((await withdrawalRow(app, processing.id))!.status).toBe('processing');
+    await providerControl(provider, sandboxControlPaths.transferStatus(processing.reference), { status: 'success' });
+    await withdrawalBecomes(app, processing.id, 'paid');
+    expect(await providerTransfersOf(provider, processing.reference)).toHaveLength(1);
+    expect(await balanceOf(user)).toBe('80.0000000');
   });
 
   it('waits for an admin to give the OTP, and gives the tokens back when nobody does (abandoned)', async () => {

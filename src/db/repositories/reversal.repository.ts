@@ -107,6 +107,11 @@ export class ReversalRepository {
     return BigInt(row?.debt ?? 0);
   }
 
+  /** What the user owes now (debtOf, outside any transaction): a withdrawal may not cash out tokens while any are owed. */
+  owedBy(userId: string): Promise<bigint> {
+    return this.debtOf(this.db, userId);
+  }
+
   /** Tokens a user's wallet holds but may not spend: those of their payments under an open chargeback. */
   async heldFor(userId: string): Promise<bigint> {
     const [row] = await this.db
