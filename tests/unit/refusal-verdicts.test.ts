@@ -22,6 +22,10 @@ const TABLE: [kind: string, verdicts: string][] = [
   ['activation', 'AFFA'],
   ['channel_funding', 'AFFA'],
   ['trustline', 'AFFA'],
+  // Cash-out's two writes (new with them, not in the old switch): the debit is over when its own payment
+  // is refused (the wallet spent the tokens: nothing taken); the refund rides again but when hopeless.
+  ['withdrawal', 'FFFA'],
+  ['withdrawal_refund', 'AFAA'],
 ];
 
 describe('refusal verdicts by kind', () => {
@@ -37,12 +41,14 @@ describe('refusal verdicts by kind', () => {
     ['clawback', true],
     ['issuer_flags', true],
     ['channel_merge', true],
+    ['withdrawal', true],
+    ['withdrawal_refund', true],
   ] as const)('%s must finish: %s', (name, mustFinish) => {
     expect(kinds.of(name).mustFinish).toBe(mustFinish);
   });
 
-  it.each([...NEVER_SUCCEEDS])('a mint, an activation and the trustline are over when the ledger answers %s', (code) => {
-    for (const name of ['payment_mint', 'activation', 'trustline']) expect(isFinalRefusal(kinds.of(name), ownOperation(code), [code])).toBe(true);
+  it.each([...NEVER_SUCCEEDS])('a mint, a withdrawal refund, an activation and the trustline are over when the ledger answers %s', (code) => {
+    for (const name of ['payment_mint', 'withdrawal_refund', 'activation', 'trustline']) expect(isFinalRefusal(kinds.of(name), ownOperation(code), [code])).toBe(true);
   });
 
   it('covers every kind', () => {
