@@ -1,4 +1,3 @@
-import express from 'express';
 import { sandboxControlPaths, type DisputeResolution } from '@wallet/paystack-sandbox';
 import { AuthClawbackEnabledFlag, AuthRevocableFlag, Horizon, Operation, TransactionBuilder, type AuthFlag } from '@stellar/stellar-sdk';
 import { sql } from 'drizzle-orm';
@@ -9,7 +8,8 @@ import { bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { openJournal } from '../helpers/journal-fixtures';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { mintedPurchase, mintRecords, paidIntent, paymentBecomes, paymentRow, postWebhook, refundAtProvider, supplyTokens } from '../helpers/payment-fixtures';
-import { listen, startPaystackSandbox, type RunningProvider } from '../helpers/sandboxes';
+import { providerControl, relayedProvider } from '../helpers/provider-relay';
+import type { RunningProvider } from '../helpers/sandboxes';
 import type { TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
@@ -26,45 +26,21 @@ const FAST = { PAYMENT_FIRST_CHECK_MS: '0', PAYMENT_CHECK_RETRY_MS: '100', WEBHO
 const { ledger, startApp } = withSandboxes({ app: false });
 
 // The provider's webhooks go to whichever app the running test started, through a relay on a real port.
-let current: TestApp | undefined;
-let relay: { url: string; close(): Promise<void> };
+const relay = relayedProvider();
 let provider: RunningProvider;
-beforeAll(async () => {
-  const forward = express();
-  forward.post('/webhook', express.raw({ type: '*/*' }), async (req, res) => {
-    if (!current) return void res.status(503).end();
-    const answer = await postWebhook(current, (req.body as Buffer).toString('utf8'), req.get('x-paystack-signature'));
-    res.status(answer.status).end();
-  });
-  relay = await listen(forward);
-  provider = await startPaystackSandbox(`${relay.url}/webhook`);
-});
-afterAll(async () => {
-  await provider.stop();
-  await relay.close();
-});
-afterEach(() => {
-  current = undefined;
+beforeAll(() => {
+  provider = relay.provider();
 });
 
 async function startWithProvider(): Promise<TestApp> {
   const app = await startApp({ ...FAST, ...provider.env });
-  current = app;
+  relay.deliverTo(app);
   app.container.start();
   await supplyTokens(app);
   return app;
 }
 
-async function control(path: string, body: unknown = {}): Promise<Record<string, unknown>> {
-  const res = await fetch(`${provider.url}${path}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${provider.secretKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data: Record<string, unknown> };
-  if (!res.ok) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json.data;
-}
+const control = (path: string, body: unknown = {}) => providerControl(provider, path, body);
 
 const refund = (reference: string, amountKobo?: number) => refundAtProvider(provider, reference, amountKobo);
 const purchase = mintedPurchase;
