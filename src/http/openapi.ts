@@ -27,7 +27,7 @@ const TAG_TEXT: Record<string, string> = {
   Users: 'Accounts, login, profile and password reset. Errors: `{error, details?}`.',
   Admin: 'Admin accounts, user management, transactions, wallet keys. Errors: `{message, details?}`.',
   Ledger: 'Balances, transfers and token issuance on the ledger. Errors: `{error, details?}`; a transfer to a missing receiver is plain text.',
-  Payments: 'Naira purchases through Paystack and token minting. Errors: `{success: false, message}`; the callback answers HTML pages.',
+  Payments: 'Naira purchases through Paystack, token minting, and cash-out (banks, payout accounts, withdrawals paid by Paystack Transfers). Errors: `{success: false, message}`; the callback answers HTML pages.',
   Operations: 'Health, readiness, metrics and this document.',
 };
 
@@ -39,7 +39,7 @@ const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers 
 
 **Lists** take \`?limit\` (default 100, at most 1000) and \`?offset\`; the body is an array and the total is in \`X-Total-Count\`.
 
-**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header: the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).`;
+**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header (required on \`POST /api/payments/withdrawals\`, where money leaves the service): the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).`;
 
 /** `/users/:userId` -> `/users/{userId}`. */
 export const toOpenApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -126,13 +126,14 @@ function queryOf(route: RouteDef, notes: RouteNotes): z.ZodObject | undefined {
   throw new Error(`OpenAPI: query of ${route.method.toUpperCase()} ${route.path} must be a z.object()`);
 }
 
-const idempotencyHeader = z.object({
-  'Idempotency-Key': z
-    .string()
-    .regex(/^[A-Za-z0-9_.:-]{1,200}$/)
-    .optional()
-    .meta({ description: 'Optional. The same key and body from the same caller within 24 hours answer the same ledger transaction (its current state) without moving money again; another body is 409.' }),
-});
+const idempotencyKey = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/);
+const IDEMPOTENCY_TEXT = 'The same key and body from the same caller within 24 hours answer the same ledger transaction (its current state) without moving money again; another body is 409.';
+
+/** The header as a money-moving route takes it: optional (transfer, mint), or required where money leaves the service (withdrawals). */
+const idempotencyHeaders = {
+  optional: z.object({ 'Idempotency-Key': idempotencyKey.optional().meta({ description: `Optional. ${IDEMPOTENCY_TEXT}` }) }),
+  required: z.object({ 'Idempotency-Key': idempotencyKey.meta({ description: `Required: a request without one is 400. The same key and body from the same caller answer the same withdrawal as it stands now, never a second one; another body is 409.` }) }),
+};
 
 function successResponse(route: RouteDef, notes: RouteNotes): ResponseConfig {
   const { schema, contentType, headers } = route.response ?? {};
@@ -217,7 +218,7 @@ function describeRoute(base: string, route: RouteDef): RouteConfig {
     request: {
       params: paramsOf(route),
       query: queryOf(route, notes),
-      headers: notes.idempotent ? idempotencyHeader : undefined,
+      headers: notes.idempotent ? idempotencyHeaders[notes.idempotent === 'required' ? 'required' : 'optional'] : undefined,
       body: body ? { required: true, content: { 'application/json': jsonContent(body, { example: notes.request }) } } : undefined,
     },
     responses,

@@ -130,7 +130,7 @@ describe('cash-out', () => {
       await withdraw(app, user, { amount: 10, payoutAccountId: account }), // 3.333... Naira: not whole kobo
       await withdraw(app, user, { amount: 12, payoutAccountId: account }), // 4 Naira: under the minimum
       await withdraw(app, user, { amount: 93, payoutAccountId: account }), // 31 Naira: over the daily limit
-      await withdraw(app, user, { amount: 12 }, null), // no Idempotency-Key
+      await withdraw(app, user, { amount: 15, payoutAccountId: account }, null), // no Idempotency-Key
       await withdraw(app, user, { amount: -1, payoutAccountId: account }),
       await withdraw(app, user, { amount: 15, payoutAccountId: account, extra: 1 }),
     ];

@@ -28,6 +28,9 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'GET /api/admin/users/:userId/transactions': { access: 'admin' },
   'GET /api/admin/payments': { access: 'admin' },
   'GET /api/admin/users/:userId/wallet': { access: 'admin' },
+  'GET /api/admin/withdrawals': { access: 'admin' },
+  'POST /api/admin/withdrawals/:id/finalize': { access: 'admin' },
+  'POST /api/admin/withdrawals/:id/cancel': { access: 'admin' },
 
   'GET /api/ledger/check-balance/:publicKey': { access: 'any' },
   'POST /api/ledger/transfer': { access: 'user' },
@@ -39,6 +42,14 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'POST /api/payments/verify-payment': { access: 'any' },
   'POST /api/payments/mint-tokens': { access: 'admin' },
   'GET /api/payments/callback': { access: 'public' },
+  // Cash-out (CONTRACT 10). ':id' stays as written: an accepted token meets validation (400), so nothing is changed.
+  'GET /api/payments/banks': { access: 'user' },
+  'POST /api/payments/payout-accounts': { access: 'user' },
+  'GET /api/payments/payout-accounts': { access: 'user' },
+  'DELETE /api/payments/payout-accounts/:id': { access: 'user' },
+  'POST /api/payments/withdrawals': { access: 'user' },
+  'GET /api/payments/withdrawals': { access: 'user' },
+  'GET /api/payments/withdrawals/:id': { access: 'user' },
   // Outside the route tables (app.ts): Paystack's signed webhook, probes, the reset page.
   'POST /api/payments/webhook': { access: 'signature' },
   'GET /healthz': { access: 'public' },

@@ -13,6 +13,8 @@ export const EXAMPLE = {
   txHash: '3839ac597416bda9cb2045d45083e2eb566911dea784cf87b4f3bec29ae38e32',
   jwt: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI3MTZlMTYzMSIsInJvbGUiOiJ1c2VyIn0.c2lnbmF0dXJl',
   reference: 'wlt-0d3f5c7a-8e21-4b6c-9f4d-2a7b1c9e5f30',
+  payoutAccountId: '283e4ddf-e0ad-4c02-b7f2-6c92bb13d5de',
+  withdrawalId: '1b2a5584-b9b6-42e0-8fd3-b4317e9fe41c',
   createdAt: '2025-01-15T10:30:00.000Z',
   username: 'ada_lovelace',
   email: 'ada@example.com',
@@ -36,4 +38,29 @@ export const exampleTransaction = {
   userId: EXAMPLE.userId,
   createdAt: EXAMPLE.createdAt,
   status: 'confirmed',
+};
+
+/** A bank account withdrawals go to, as the sandbox provider resolves 0123456789 at Guaranty Trust Bank. */
+export const examplePayoutAccount = {
+  payoutAccountId: EXAMPLE.payoutAccountId,
+  bankName: 'Guaranty Trust Bank',
+  bankCode: '058',
+  accountNumber: '0123456789',
+  accountName: 'FUNMILAYO OKAFOR',
+  createdAt: EXAMPLE.createdAt,
+};
+
+/** A withdrawal of 2500 tokens at TOKENS_PER_NAIRA=1, paid. */
+export const exampleWithdrawal = {
+  withdrawalId: EXAMPLE.withdrawalId,
+  status: 'paid',
+  amount: '2500.0000000',
+  naira: '2500.00',
+  payoutAccountId: EXAMPLE.payoutAccountId,
+  bankName: examplePayoutAccount.bankName,
+  accountNumber: examplePayoutAccount.accountNumber,
+  accountName: examplePayoutAccount.accountName,
+  reason: null,
+  createdAt: EXAMPLE.createdAt,
+  updatedAt: '2025-01-15T10:30:04.000Z',
 };

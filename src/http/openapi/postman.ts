@@ -21,6 +21,8 @@ const VARIABLES: { key: string; value: string; secret?: boolean; description: st
   { key: 'user_id', value: '', description: 'Stored by POST /api/users/signup' },
   { key: 'ledger_public_key', value: '', description: "The logged-in user's wallet, stored by POST /api/users/login" },
   { key: 'payment_reference', value: '', description: 'Stored by POST /api/payments/create-payment-intent' },
+  { key: 'payout_account_id', value: '', description: 'Stored by POST /api/payments/payout-accounts' },
+  { key: 'withdrawal_id', value: '', description: 'Stored by POST /api/payments/withdrawals' },
 ];
 
 /** Responses whose fields are stored in the environment, by `METHOD /path`: variable <- JSON path. */
@@ -32,6 +34,8 @@ const CAPTURES: Record<string, [variable: string, field: string][]> = {
   ],
   'POST /api/admin/login': [['admin_token', 'token']],
   'POST /api/payments/create-payment-intent': [['payment_reference', 'reference']],
+  'POST /api/payments/payout-accounts': [['payout_account_id', 'payoutAccountId']],
+  'POST /api/payments/withdrawals': [['withdrawal_id', 'withdrawalId']],
 };
 
 /** Path and query parameters and top-level body fields filled from the environment rather than from examples. */
@@ -39,6 +43,13 @@ const FROM_ENVIRONMENT: Record<string, string> = {
   userId: '{{user_id}}',
   publicKey: '{{ledger_public_key}}',
   reference: '{{payment_reference}}',
+  payoutAccountId: '{{payout_account_id}}',
+};
+
+/** A path's `{id}` names what the segment before it lists: filled from that variable. */
+const IDS_BY_COLLECTION: Record<string, string> = {
+  'payout-accounts': '{{payout_account_id}}',
+  withdrawals: '{{withdrawal_id}}',
 };
 
 interface Parameter {
@@ -109,9 +120,10 @@ function urlFor(openApiPath: string, parameters: Parameter[]): Record<string, un
       disabled: !p.required && FROM_ENVIRONMENT[p.name] === undefined,
       ...(p.description ? { description: p.description } : {}),
     }));
+  const fromPath = (name: string) => (name === 'id' ? IDS_BY_COLLECTION[segments[segments.indexOf(':id') - 1] ?? ''] : undefined);
   const variable = parameters
     .filter((p) => p.in === 'path')
-    .map((p) => ({ key: p.name, value: FROM_ENVIRONMENT[p.name] ?? '', ...(p.description ? { description: p.description } : {}) }));
+    .map((p) => ({ key: p.name, value: FROM_ENVIRONMENT[p.name] ?? fromPath(p.name) ?? '', ...(p.description ? { description: p.description } : {}) }));
   const enabledQuery = query.filter((q) => !q.disabled).map((q) => `${q.key}=${q.value}`);
   const url: Record<string, unknown> = {
     raw: `{{base_url}}/${segments.join('/')}${enabledQuery.length > 0 ? `?${enabledQuery.join('&')}` : ''}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXAMPLE, exampleProfile, exampleTransaction } from './examples';
+import { EXAMPLE, examplePayoutAccount, exampleProfile, exampleTransaction, exampleWithdrawal } from './examples';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
 
@@ -18,8 +18,8 @@ export interface RouteNotes {
   responses?: Record<string, { summary: string; value: unknown }>;
   /** Route-specific failures: status -> example messages, in the group's error shape. */
   errors?: Partial<Record<ErrorStatus, string[]>>;
-  /** Honours the optional Idempotency-Key header (CONTRACT 5). */
-  idempotent?: boolean;
+  /** Honours the Idempotency-Key header (CONTRACT 5): optional (`true`), or `required` (withdrawals). */
+  idempotent?: boolean | 'required';
   /** Example 202 body of a ledger write whose outcome is not known yet (CONTRACT 8). */
   accepted?: unknown;
   /** More than the summary says. */
@@ -125,6 +125,49 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     description:
       'States: `initialized` (intent recorded, the provider has not said paid), `paid` (consumed, mint waiting for the wallet), ' +
       '`minting` (mint in the journal), `minted`, `failed` (`failureReason` set when it will never be minted). See the README, "Payment states".',
+  },
+  'GET /api/admin/withdrawals': {
+    response: [
+      {
+        ...exampleWithdrawal,
+        status: 'waiting_float',
+        reason: "The provider's balance cannot pay it yet",
+        updatedAt: '2025-01-15T10:42:00.000Z',
+        userId: EXAMPLE.userId,
+        reference: `wdl-${EXAMPLE.withdrawalId}`,
+        transferCode: null,
+        providerStatus: null,
+        transferCalls: 3,
+        paidAt: null,
+        nextCheckAt: '2025-01-15T10:44:00.000Z',
+      },
+    ],
+    description:
+      'States (`src/domain/withdrawal-lifecycle.ts`): `requested` -> `debiting` (the tokens leaving the wallet on the ledger) -> `debited` -> `sending` (a transfer call under `reference`) -> ' +
+      '`processing` / `awaiting_otp` -> `paid`; `waiting_float` (the provider balance is short: nothing created, tried again under the same reference); ' +
+      '`refund_due` -> `refunding` -> `refunded` (the tokens back, once: failed, abandoned, blocked, rejected, reversed even after `paid`, or an admin cancel); ' +
+      '`debit_failed` and `cancelled` moved nothing. `transferCalls` counts the calls made under the one reference. See the README, "Cash-out (withdrawals)", for what an operator does in each waiting state.',
+  },
+  'POST /api/admin/withdrawals/:id/finalize': {
+    request: { otp: '123456' },
+    response: { message: 'OTP accepted', status: 'paid' },
+    description:
+      'For a withdrawal in `awaiting_otp` (the provider account asks an OTP for each transfer). `status` is the withdrawal\'s state after the provider\'s answer (`paid`, or `processing` while it still says pending). ' +
+      'Nobody finalizing within 30 minutes: the provider abandons the transfer and the tokens go back to the wallet. The embedded sandbox provider\'s OTP is `123456`.',
+    errors: {
+      400: ['The provider refused the OTP'],
+      404: ['Withdrawal not found'],
+      409: ['Withdrawal is not waiting for an OTP (status: paid)'],
+      502: ['Payment provider error'],
+      503: ['Payment provider unavailable; the transfer is verified later'],
+    },
+  },
+  'POST /api/admin/withdrawals/:id/cancel': {
+    response: { message: 'Withdrawal cancelled', status: 'refunded' },
+    description:
+      'Only while no transfer can exist: before the tokens left (`cancelled`, nothing to give back), or in `debited` / `waiting_float` with every transfer call refused outright; ' +
+      'the tokens then go back to the wallet by one journal entry (`status` is `refunded`, or `refund_due` / `refunding` while the ledger works on it). Once a call may have created a transfer, only the provider\'s final word ends the withdrawal: 409.',
+    errors: { 404: ['Withdrawal not found'], 409: ['Withdrawal can be cancelled only before a transfer may exist'] },
   },
   'GET /api/admin/users/:userId/wallet': {
     response: { ledgerPublicKey: EXAMPLE.publicKey, ledgerSecretKey: EXAMPLE.secretKey },
@@ -237,6 +280,72 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       502: ['Ledger rejected the transaction (tx_failed)'],
       503: [UNAVAILABLE.ledger],
     },
+  },
+  'GET /api/payments/banks': {
+    response: [
+      { name: 'Access Bank', code: '044' },
+      { name: 'Guaranty Trust Bank', code: '058' },
+      { name: 'Zenith Bank', code: '057' },
+    ],
+    description: "The provider's active NGN banks (Paystack's `GET /bank?currency=NGN`), kept for an hour. `code` is the `bankCode` of `POST /api/payments/payout-accounts`.",
+    errors: { 502: ['Payment provider error'], 503: [UNAVAILABLE.provider] },
+  },
+  'POST /api/payments/payout-accounts': {
+    request: { bankCode: '058', accountNumber: '0123456789' },
+    response: examplePayoutAccount,
+    description:
+      "`accountNumber` is the 10-digit NUBAN. The provider resolves the account's name (the bank's, never the user's word) and registers it as a transfer recipient; nothing is stored for an account that does not resolve. " +
+      'Adding an account you already have answers the same `payoutAccountId`.',
+    errors: {
+      400: ['Unknown bankCode: GET /api/payments/banks lists the banks payouts go to', 'The bank could not resolve this account number'],
+      502: ['Payment provider error'],
+      503: [UNAVAILABLE.provider],
+    },
+  },
+  'GET /api/payments/payout-accounts': {
+    response: [examplePayoutAccount],
+    description: 'Your accounts, newest first; removed ones are not listed.',
+  },
+  'DELETE /api/payments/payout-accounts/:id': {
+    response: { message: 'Payout account removed', success: true },
+    description: 'The account can no longer be withdrawn to; withdrawals already made to it go on to the end (each keeps the account it pays).',
+    errors: { 404: ['Payout account not found'] },
+  },
+  'POST /api/payments/withdrawals': {
+    request: { amount: 2500, payoutAccountId: EXAMPLE.payoutAccountId },
+    response: { ...exampleWithdrawal, status: 'debited', updatedAt: '2025-01-15T10:30:01.000Z' },
+    idempotent: 'required',
+    description:
+      '**The Idempotency-Key header is required here**: the same key and body answer the first request\'s withdrawal as it stands now (`Idempotent-Replayed: true`), another body is 409, so a retry never withdraws twice. ' +
+      '`amount` is in tokens (a JSON number or a decimal string); `naira` = amount / TOKENS_PER_NAIRA, exact to the kobo (an amount that is not whole kobo is 400), at least WITHDRAWAL_MIN_NAIRA, ' +
+      'and within WITHDRAWAL_DAILY_LIMIT_NAIRA over the last 24 hours (withdrawals that paid or may still pay). ' +
+      'The answer is always 202: the tokens leave the wallet on the ledger first (`debiting` -> `debited`), then the provider is asked to pay; follow `GET /api/payments/withdrawals/{id}` until `paid`, or `refunded` (the tokens came back).',
+    errors: {
+      400: [
+        'Idempotency-Key header is required: send the same key when you retry',
+        'Insufficient balance',
+        'amount must be worth a whole number of kobo at the rate of 1.0000000 WLT per Naira',
+        'The smallest withdrawal is 100.00 Naira',
+        'Over the daily withdrawal limit of 1000000.00 Naira: 999000.00 Naira withdrawn in the last 24 hours',
+      ],
+      404: ['Payout account not found'],
+      409: [
+        'Your wallet is not active on the ledger yet; try again shortly',
+        'You owe 120.0000000 WLT from a reversed payment: buy tokens to settle it before withdrawing',
+        'Idempotency-Key was already used with a different request',
+      ],
+      503: [UNAVAILABLE.ledger],
+    },
+  },
+  'GET /api/payments/withdrawals': {
+    response: [exampleWithdrawal],
+  },
+  'GET /api/payments/withdrawals/:id': {
+    response: exampleWithdrawal,
+    description:
+      '`status`: `requested`, `debiting`, `debited`, `sending`, `waiting_float`, `processing`, `awaiting_otp` (in flight), `paid`, `refund_due`, `refunding`, `refunded` (the tokens came back; `reason` says why), ' +
+      '`debit_failed` or `cancelled` (nothing moved). A `paid` withdrawal the bank later reverses is refunded.',
+    errors: { 404: ['Withdrawal not found'] },
   },
   'GET /api/payments/callback': {
     query: z.object({
