@@ -30,6 +30,7 @@ CREATE TABLE "withdrawals" (
 	"transfer_calls" integer DEFAULT 0 NOT NULL,
 	"clean_refusals" integer DEFAULT 0 NOT NULL,
 	"reason" text,
+	"status_since" timestamp with time zone DEFAULT now() NOT NULL,
 	"next_check_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"paid_at" timestamp with time zone,

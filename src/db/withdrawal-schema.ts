@@ -68,6 +68,8 @@ export const withdrawals = pgTable(
     cleanRefusals: integer('clean_refusals').notNull().default(0),
     /** Why the tokens came back or never left (the provider's status, a refusal, an admin's cancel). */
     reason: text('reason'),
+    /** When it entered its current status (a move to the status it has already keeps it): the operators' gauges read its age. */
+    statusSince: timestamp('status_since', { withTimezone: true }).notNull().defaultNow(),
     /** When the sweep next looks at it (a lease while one does). */
     nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
     attempts: integer('attempts').notNull().default(0),

@@ -8,8 +8,9 @@
  *       |                           '--debitRefused--> debit_failed (nothing taken, nothing paid)
  *       '--cancelled--> cancelled (an admin, before the tokens left: nothing to give back)
  *
- *   debited / waiting_float / sending --transferStarted--> sending (a POST /transfer is about to go)
- *   sending --floatShort--> waiting_float (the provider's balance is not enough: nothing created)
+ *   debited / sending --transferStarted--> sending (a POST /transfer is about to go)
+ *   sending --floatShort--> waiting_float (the provider's balance is not enough: nothing created;
+ *                           its retries, floatRetried, stay in waiting_float until the provider answers otherwise)
  *   sending ... --transferPending--> processing   (pending, received: the sweep and webhooks ask again)
  *           ... --transferNeedsOtp--> awaiting_otp (an admin finalizes it with the OTP)
  *           ... --transferSucceeded--> paid
@@ -61,9 +62,11 @@ export const WITHDRAWAL_TRANSITIONS = {
   /** An admin's cancel before the debit was written. */
   cancelled: { from: ['requested'], to: 'cancelled' },
   /** A transfer call is about to be made (counted before it goes, so a crash mid-call is known). */
-  transferStarted: { from: ['debited', 'waiting_float', 'sending'], to: 'sending' },
+  transferStarted: { from: ['debited', 'sending'], to: 'sending' },
   /** The provider's balance cannot pay it: nothing was created, the same reference is tried later. */
-  floatShort: { from: ['sending'], to: 'waiting_float' },
+  floatShort: { from: ['sending', 'waiting_float'], to: 'waiting_float' },
+  /** A call tried again while waiting for the float: counted like transferStarted, but the withdrawal still waits where operators look for it. */
+  floatRetried: { from: ['waiting_float'], to: 'waiting_float' },
   /** Not final yet (pending, received). Not from `processing` itself: asking again is no move, and keeps the sweep's backoff. */
   transferPending: { from: ['sending', 'waiting_float', 'awaiting_otp'], to: 'processing' },
   transferNeedsOtp: { from: ['sending', 'waiting_float', 'processing'], to: 'awaiting_otp' },

@@ -145,7 +145,7 @@ function judge({ withdrawal: w, debits, refunds, transfers }: Views, input: Pick
     if (t.amountKobo !== w.nairaKobo) problems.push(`a transfer of ${formatKobo(t.amountKobo)} NGN under its reference, not its ${formatKobo(w.nairaKobo)} NGN`);
   }
 
-  let since = w.updatedAt;
+  let since = w.statusSince;
   if (holds.naira === 'paid' && successes.length === 0) {
     const reversed = transfers.find((t) => t.status === 'reversed');
     // The one move a paid transfer still makes: its reversal reaches the service by webhook or sweep.

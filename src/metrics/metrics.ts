@@ -17,7 +17,7 @@ export interface MetricsSources {
   treasury(): Promise<TreasuryReading | undefined>;
   /** The ledger API's history window against the journal's open envelopes; undefined while it cannot be read. */
   historyWindow(): Promise<HistoryWindowReading | undefined>;
-  /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Withdrawals"). */
+  /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Cash-out (withdrawals)"). */
   withdrawalsWaiting(): Promise<{ status: string; seconds: number }[]>;
 }
 

@@ -47,13 +47,6 @@ export class PayoutAccountService {
     return this.accounts.listOwn(userId);
   }
 
-  /** The user's own live account; someone else's looks unknown. */
-  async own(userId: string, id: string): Promise<PayoutAccountRow> {
-    const account = await this.accounts.findOwn(userId, id);
-    if (!account) throw new AppError('NOT_FOUND', 'Payout account not found');
-    return account;
-  }
-
   async remove(userId: string, id: string): Promise<void> {
     if (!(await this.accounts.deleteOwn(userId, id))) throw new AppError('NOT_FOUND', 'Payout account not found');
   }

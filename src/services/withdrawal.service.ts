@@ -329,7 +329,7 @@ export class WithdrawalService extends QueueWorker<WithdrawalRow> {
     const moved = await this.deps.withdrawals.move(withdrawal.id, move, {
       transferCode: transfer.transferCode,
       providerStatus: transfer.status,
-      ...(move === 'transferSucceeded' ? { paidAt: new Date() } : {}),
+      ...(move === 'transferSucceeded' ? { paidAt: new Date(), reason: null } : {}),
       ...(move === 'transferFailed' || move === 'transferReversed' ? { reason: `The provider's transfer ended ${transfer.status}` } : {}),
     });
     if (moved?.status === 'refund_due') await this.refund(moved);

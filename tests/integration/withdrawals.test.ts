@@ -250,6 +250,12 @@ describe('cash-out', () => {
     const res = await withdraw(app, user, { amount: 30, payoutAccountId: account });
     const waiting = await withdrawalBecomes(app, res.body.withdrawalId, 'waiting_float');
     expect(await providerTransfersOf(provider, waiting.reference)).toEqual([]);
+    // Asked again under the same reference while it waits: it stays in waiting_float since it first came
+    // there (the gauge's age keeps growing) and its looks keep counting (the delay between them grows).
+    await eventually(async () => ((await withdrawalRow(app, waiting.id))!.transferCalls >= 3 ? true : undefined), 'three calls refused for the float');
+    const still = (await withdrawalRow(app, waiting.id))!;
+    expect(still).toMatchObject({ status: 'waiting_float', statusSince: waiting.statusSince, reference: waiting.reference });
+    expect(still.attempts).toBeGreaterThanOrEqual(2);
     const admin = await adminToken(app);
     const listed = await app.http.get('/api/admin/withdrawals?status=waiting_float').set(bearer(admin)).expect(200);
     expect(listed.body).toEqual([expect.objectContaining({ withdrawalId: waiting.id, amount: '30.0000000', naira: '30.00', reference: waiting.reference })]);
@@ -258,7 +264,8 @@ describe('cash-out', () => {
 
     await setProviderBalance(provider, 100_00);
     const paid = await withdrawalBecomes(app, waiting.id, 'paid');
-    expect(paid.transferCalls).toBeGreaterThan(1);
+    expect(paid.transferCalls).toBeGreaterThan(3);
+    expect(paid.reason).toBeNull();
     expect(await providerTransfersOf(provider, waiting.reference)).toHaveLength(1);
     expect(await balanceOf(user)).toBe('70.0000000');
     await expectCleanAudit(app);

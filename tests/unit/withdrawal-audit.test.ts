@@ -55,6 +55,7 @@ function withdrawal(status: WithdrawalState, overrides: Partial<WithdrawalRow> =
     paidAt: null,
     createdAt: minutesAgo(120),
     updatedAt: minutesAgo(60),
+    statusSince: minutesAgo(60),
     ...overrides,
   };
 }
@@ -146,7 +147,7 @@ describe('the withdrawal audit', () => {
     const cancelledAfterDebit = withdrawal('refunded', { reason: 'cancelled by an admin' });
     const debitFailed = withdrawal('debit_failed', { reason: 'The ledger refused to take the tokens (op_underfunded)' });
     const cancelled = withdrawal('cancelled');
-    const processing = withdrawal('processing', { updatedAt: minutesAgo(5) });
+    const processing = withdrawal('processing', { statusSince: minutesAgo(5) });
     // Another deployment's withdrawal on the same provider account, before this database's first record.
     const elsewhere = { reference: 'wdl-90000000-0000-4000-8000-000000000009', nairaKobo: 100n };
 
@@ -285,8 +286,8 @@ describe('the withdrawal audit', () => {
     });
 
     it('calls Naira paid, or a transfer made, before the tokens left the wallet a discrepancy', () => {
-      const requested = withdrawal('requested', { updatedAt: minutesAgo(1) });
-      const debiting = withdrawal('debiting', { updatedAt: minutesAgo(1) });
+      const requested = withdrawal('requested', { statusSince: minutesAgo(1) });
+      const debiting = withdrawal('debiting', { statusSince: minutesAgo(1) });
 
       const report = audit({ withdrawals: [requested, debiting], transfers: [transfer(requested, 'success'), transfer(debiting, 'failed')] });
 
@@ -297,7 +298,7 @@ describe('the withdrawal audit', () => {
     });
 
     it('calls a withdrawal owed its tokens back whose transfer the provider shows success a discrepancy at once, however young', () => {
-      const w = withdrawal('refund_due', { updatedAt: minutesAgo(1) });
+      const w = withdrawal('refund_due', { statusSince: minutesAgo(1) });
 
       const report = audit({ withdrawals: [w], entries: [debit(w)], transfers: [transfer(w, 'success')] });
 
@@ -320,8 +321,8 @@ describe('the withdrawal audit', () => {
     ];
 
     it.each(IN_FLIGHT)('lists a withdrawal $status for less than the grace in flight, and calls one past it a discrepancy', ({ status, taken, transferStatus }) => {
-      const young = withdrawal(status, { updatedAt: minutesAgo(14) });
-      const old = withdrawal(status, { updatedAt: minutesAgo(16) });
+      const young = withdrawal(status, { statusSince: minutesAgo(14) });
+      const old = withdrawal(status, { statusSince: minutesAgo(16) });
       const both = [young, old];
 
       const report = audit({
@@ -335,8 +336,8 @@ describe('the withdrawal audit', () => {
     });
 
     it('lists in flight a withdrawal the provider paid before the service recorded it, and calls it a discrepancy past the grace', () => {
-      const young = withdrawal('processing', { updatedAt: minutesAgo(2) });
-      const old = withdrawal('processing', { updatedAt: minutesAgo(20) });
+      const young = withdrawal('processing', { statusSince: minutesAgo(2) });
+      const old = withdrawal('processing', { statusSince: minutesAgo(20) });
 
       const report = audit({ withdrawals: [young, old], entries: [debit(young), debit(old)], transfers: [transfer(young), transfer(old)] });
 
@@ -345,8 +346,8 @@ describe('the withdrawal audit', () => {
     });
 
     it('calls a young withdrawal in flight a discrepancy at once when its state rules out what the ledger shows', () => {
-      const debitedWithout = withdrawal('debited', { updatedAt: minutesAgo(1) });
-      const sendingRefunded = withdrawal('sending', { updatedAt: minutesAgo(1) });
+      const debitedWithout = withdrawal('debited', { statusSince: minutesAgo(1) });
+      const sendingRefunded = withdrawal('sending', { statusSince: minutesAgo(1) });
 
       const report = audit({ withdrawals: [debitedWithout, sendingRefunded], entries: [debit(sendingRefunded), refund(sendingRefunded)] });
 

@@ -26,7 +26,8 @@ describe('the withdrawal lifecycle', () => {
   it('asks the provider to pay only after the ledger confirmed the debit: no transfer state is reached without debitConfirmed', () => {
     const withoutDebit = reachable('requested', ['debitConfirmed']);
     for (const state of ['sending', 'waiting_float', 'processing', 'awaiting_otp', 'paid'] as const) expect(withoutDebit.has(state)).toBe(false);
-    expect(WITHDRAWAL_TRANSITIONS.transferStarted.from).toEqual(['debited', 'waiting_float', 'sending']);
+    expect(WITHDRAWAL_TRANSITIONS.transferStarted.from).toEqual(['debited', 'sending']);
+    expect(WITHDRAWAL_TRANSITIONS.floatRetried).toEqual({ from: ['waiting_float'], to: 'waiting_float' });
   });
 
   it('gives tokens back only through refund_due, once: refunded and debit_failed are final, and a refund is started only from refund_due', () => {

@@ -86,9 +86,10 @@ export class WithdrawalRepository {
     return moveWithdrawal(this.db, id, move, fields, also);
   }
 
-  /** Counts a transfer call before it goes out (debited / waiting_float / sending -> sending). */
+  /** Counts a transfer call before it goes out (debited / sending -> sending; a retry for the float stays waiting_float). */
   async transferStarted(id: string): Promise<WithdrawalRow | undefined> {
-    return moveWithdrawal(this.db, id, 'transferStarted', { transferCalls: sql`${withdrawals.transferCalls} + 1` });
+    const counted = { transferCalls: sql`${withdrawals.transferCalls} + 1` };
+    return (await moveWithdrawal(this.db, id, 'floatRetried', counted)) ?? moveWithdrawal(this.db, id, 'transferStarted', counted);
   }
 
   /**
@@ -127,7 +128,7 @@ export class WithdrawalRepository {
   /** For each waiting state, how long its oldest withdrawal has been in it (seconds), by the database's clock. */
   async oldestWaiting(): Promise<{ status: WithdrawalState; seconds: number }[]> {
     const result = await this.db.execute(sql`
-      select status, extract(epoch from now() - min(updated_at))::float8 as seconds
+      select status, extract(epoch from now() - min(status_since))::float8 as seconds
       from withdrawals where status in (${sql.join(WAITING_STATES.map((s) => sql`${s}`), sql`, `)}) group by status`);
     return rowsOf<{ status: WithdrawalState; seconds: number | string }>(result).map((r) => ({ status: r.status, seconds: Number(r.seconds) }));
   }
@@ -142,12 +143,21 @@ async function usedToday(tx: Executor, userId: string): Promise<bigint> {
   return BigInt(row?.kobo ?? '0');
 }
 
-/** One conditional statement: `move` if the withdrawal is in one of its `from` states (and `also` holds). Each move restarts the sweep's backoff. */
+/** One conditional statement: `move` if the withdrawal is in one of its `from` states (and `also` holds). */
 async function moveWithdrawal(executor: Executor, id: string, move: WithdrawalMove, fields: MoveFields = {}, also?: SQL): Promise<WithdrawalRow | undefined> {
   const { from, to } = WITHDRAWAL_TRANSITIONS[move];
+  // A move to another status restarts the sweep's backoff and the status's age; one to the status it has
+  // (asking again, a retry while waiting for the float) keeps both, so delays grow and gauges stay true.
+  const changed = sql`${withdrawals.status} <> ${to}`;
   const [row] = await executor
     .update(withdrawals)
-    .set({ ...fields, status: to, attempts: 0, updatedAt: new Date() })
+    .set({
+      ...fields,
+      status: to,
+      attempts: sql`case when ${changed} then 0 else ${withdrawals.attempts} end`,
+      statusSince: sql`case when ${changed} then now() else ${withdrawals.statusSince} end`,
+      updatedAt: new Date(),
+    })
     .where(and(eq(withdrawals.id, id), inArray(withdrawals.status, [...from]), also))
     .returning();
   return row;
