@@ -1,3 +1,4 @@
+import { sandboxControlPaths } from '@wallet/paystack-sandbox';
 import { sql } from 'drizzle-orm';
 import type { EntryKind } from '../../src/db/schema';
 import { parseTokenAmount } from '../../src/domain/amounts';
@@ -11,6 +12,8 @@ import { chargeSuccess, paidIntent, postWebhook, signedEvent } from '../helpers/
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { LEDGER_APIS } from '../helpers/sandboxes';
 import { withSandboxes } from '../helpers/with-sandboxes';
+import { randomAccountNumber, transfersToAccount } from '../helpers/payout-transfers';
+import { addPayoutAccount, FAST_CASH_OUT, providerControl, setProviderBalance, withdraw, withdrawalRow } from '../helpers/withdrawal-fixtures';
 
 /**
  * Every ledger write kind under every way the ledger API answers on a bad day, through each of the
@@ -41,7 +44,8 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     // What only sets a test up is asked for as a client would, until final: the short deadlines
     // above are for the bad day, and a busy machine can make a plain write outlast them too (202).
     beforeAll(async () => {
-      app = await startTestApp({ ...ledger.env, ...provider.env, ...FAST_JOURNAL });
+      // The cash-out's quick sweep under the journal's bad-day deadlines (FAST_JOURNAL wins where both set one).
+      app = await startTestApp({ ...ledger.env, ...provider.env, ...FAST_CASH_OUT, ...FAST_JOURNAL });
       app.container.start();
       admin = await adminToken(app);
       // Issued (200) or under way (202: the journal finishes it); a 5xx moved nothing, ask again.
@@ -52,6 +56,8 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       }, 'the supply to be issued', { intervalMs: 150 });
       expect([200, 202]).toContain(issued.status);
       await settled(app);
+      // The provider pays withdrawals out of this (kobo).
+      await setProviderBalance(provider, 100_000_00);
     });
 
     /** A new user holding `tokens` (from the supply issued above), minted with a key until final. */
@@ -195,6 +201,70 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       expect(parseTokenAmount(after!)! - parseTokenAmount(before!)!).toBe(70_000_000n);
       const issued = (await recordsOf(app, null, 'issue')).filter((r) => !issuesBefore.some((b) => b.id === r.id));
       expect(issued.map((r) => r.status)).toEqual(['confirmed']);
+    });
+
+    /**
+     * POST /api/payments/withdrawals with `key`, asked again as a client does on 409 and 5xx (a
+     * withdrawal's answer is 202 however far it got: the sweep pays it).
+     */
+    function withdrawUntilAnswered(user: CreatedUser, body: Record<string, unknown>, key: string) {
+      return eventually(
+        async () => {
+          const res = await withdraw(app, user, body, key);
+          return res.status === 409 || res.status >= 500 ? undefined : res;
+        },
+        'a withdrawal answer',
+        { intervalMs: 150 },
+      );
+    }
+
+    /** Waits until the withdrawal is final (paid, its tokens back, or never taken), and answers its row. */
+    function withdrawalFinal(id: string) {
+      return eventually(async () => {
+        const row = await withdrawalRow(app, id);
+        return row && ['paid', 'refunded', 'debit_failed', 'cancelled'].includes(row.status) ? row : undefined;
+      }, `withdrawal ${id} to be final`);
+    }
+
+    it('a withdrawal retried with one Idempotency-Key by three callers takes the tokens once and is paid once', async () => {
+      const alice = await fundedUser(10);
+      const accountNumber = randomAccountNumber();
+      const account = await addPayoutAccount(app, alice, accountNumber);
+      faultOnWrite('withdrawal');
+
+      const key = `bad-day-withdrawal-${alice.userId}`;
+      const answers = await Promise.all([1, 2, 3].map(() => withdrawUntilAnswered(alice, { amount: 4, payoutAccountId: account }, key)));
+
+      expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);
+      const ids = new Set(answers.map((a) => (a.body as { withdrawalId: string }).withdrawalId));
+      expect(ids.size).toBe(1);
+      const paid = await withdrawalFinal([...ids][0]!);
+      await settled(app);
+      expect(paid.status).toBe('paid');
+      expect(await balance(alice)).toBe('6.0000000');
+      expect((await recordsOf(app, alice.userId, 'withdrawal')).map((r) => r.status)).toEqual(['confirmed']);
+      expect(await recordsOf(app, alice.userId, 'withdrawal_refund')).toEqual([]);
+      expect((await transfersToAccount(provider, accountNumber)).map((t) => [t.reference, t.status, t.amount])).toEqual([[paid.reference, 'success', 400]]);
+    });
+
+    it('a withdrawal the provider fails gives its tokens back once', async () => {
+      const bob = await fundedUser(10);
+      const accountNumber = randomAccountNumber();
+      const account = await addPayoutAccount(app, bob, accountNumber);
+      // The provider answers the next transfer `failed`: the tokens are owed back, by the refund under test.
+      await providerControl(provider, sandboxControlPaths.nextTransfer(), { outcome: 'failed' });
+      faultOnWrite('withdrawal_refund');
+
+      const res = await withdrawUntilAnswered(bob, { amount: 4, payoutAccountId: account }, `bad-day-refund-${bob.userId}`);
+
+      expect(res.status).toBe(202);
+      const refunded = await withdrawalFinal((res.body as { withdrawalId: string }).withdrawalId);
+      await settled(app);
+      expect([refunded.status, refunded.providerStatus]).toEqual(['refunded', 'failed']);
+      expect(await balance(bob)).toBe('10.0000000');
+      expect((await recordsOf(app, bob.userId, 'withdrawal')).map((r) => r.status)).toEqual(['confirmed']);
+      expect((await recordsOf(app, bob.userId, 'withdrawal_refund')).map((r) => r.status)).toEqual(['confirmed']);
+      expect((await transfersToAccount(provider, accountNumber)).map((t) => [t.reference, t.status])).toEqual([[refunded.reference, 'failed']]);
     });
 
     it('a signup puts its wallet on the ledger once', async () => {

@@ -6,7 +6,8 @@ import type { IdempotencyClaim } from '../../src/db/repositories/idempotency.rep
 import { commitEntry, type Committed as CommitResult } from '../../src/ledger/entry-commit';
 import { standardKinds } from '../../src/ledger/kinds/registry';
 import { PaymentRepository } from '../../src/db/repositories/payment.repository';
-import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments } from '../../src/db/schema';
+import type { WithdrawalState } from '../../src/domain/withdrawal-lifecycle';
+import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments, withdrawals } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
 
@@ -100,6 +101,54 @@ describe('commitEntry: one entry per claim, whoever races', () => {
     expect(lost).toEqual({ committed: false, reason: 'claimed' });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
     expect((await db.select().from(paymentReversals))[0]).toMatchObject({ status: 'clawing', entryId: won.entry.id });
+  });
+
+  /** A withdrawal of 7 tokens (7 Naira) from GWALLET, as the request records it, standing in `status`. */
+  async function withdrawalIn(status: WithdrawalState) {
+    const id = crypto.randomUUID();
+    const [row] = await db
+      .insert(withdrawals)
+      .values({
+        id,
+        userId: crypto.randomUUID(),
+        payoutAccountId: crypto.randomUUID(),
+        recipientCode: 'RCP_x',
+        bankName: 'Guaranty Trust Bank',
+        accountNumber: '0123456789',
+        accountName: 'A B',
+        walletPublicKey: 'GWALLET',
+        amountStroops: 70_000_000n,
+        nairaKobo: 700n,
+        reference: `wdl-${id}`,
+        idempotencyKey: 'k',
+        requestHash: 'h',
+        status,
+      })
+      .returning();
+    return row!;
+  }
+  const withdrawalStatus = async (id: string) => (await db.select().from(withdrawals).where(eq(withdrawals.id, id)))[0]?.status;
+
+  it('takes a requested withdrawal for one debit of its tokens; the other debit is told it was claimed, and the withdrawal is debiting', async () => {
+    const w = await withdrawalIn('requested');
+    const debit = entry('withdrawal', { userId: w.userId, withdrawalId: w.id, fromPublicKey: w.walletPublicKey, toPublicKey: 'GDISTRIBUTION', amountStroops: w.amountStroops });
+
+    const [won, lost] = oneWinner(await Promise.all([commit(debit), commit(debit)]));
+
+    expect(lost).toEqual({ committed: false, reason: 'claimed' });
+    expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+    expect(await withdrawalStatus(w.id)).toBe('debiting');
+  });
+
+  it('takes a withdrawal owed its tokens back for one refund; the other refund is told it was claimed, and the withdrawal is refunding', async () => {
+    const w = await withdrawalIn('refund_due');
+    const refund = entry('withdrawal_refund', { userId: w.userId, withdrawalId: w.id, fromPublicKey: 'GDISTRIBUTION', toPublicKey: w.walletPublicKey, amountStroops: w.amountStroops });
+
+    const [won, lost] = oneWinner(await Promise.all([commit(refund), commit(refund)]));
+
+    expect(lost).toEqual({ committed: false, reason: 'claimed' });
+    expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+    expect(await withdrawalStatus(w.id)).toBe('refunding');
   });
 
   it("answers a wallet's second live activation as `live` rather than failing, and allows a new one once the first failed", async () => {
