@@ -6,6 +6,7 @@ import { Mailer } from './clients/mailer';
 import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
+import { AdminLogRepository } from './db/repositories/admin-log.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
 import { ReversalRepository } from './db/repositories/reversal.repository';
@@ -179,8 +180,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
     onMailQueued: () => setImmediate(() => void mailOutbox.run()),
     onPasswordChanged: (id) => principals.forget({ id, role: 'user' }),
   });
+  const adminLog = new AdminLogRepository(db);
   const admins = new AdminService({
-    db, admins: new AdminRepository(db), users: userRepo, wallets: walletRepo, walletService: wallets, transactions: transactionRepo, hasher, tokens,
+    db, admins: new AdminRepository(db), users: userRepo, wallets: walletRepo, walletService: wallets, transactions: transactionRepo, hasher, tokens, log: adminLog,
     onSessionsEnded: (p) => principals.forget(p),
   });
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/env';
 import { openDatabase } from '../db/client';
+import { AdminLogRepository } from '../db/repositories/admin-log.repository';
 import { SEALED_TABLES, WalletKeyRepository } from '../db/repositories/wallet-key.repository';
 import { createLogger } from '../logger';
 import { WalletCipher } from '../security/wallet-cipher';
@@ -39,6 +40,9 @@ async function main(): Promise<void> {
     console.log(`current key id ${cipher.currentKeyId}; previous key ids: ${config.walletKeys.previous.map(WalletCipher.keyIdOf).join(', ') || 'none'}`);
     const report = await rotation.rotate({ batchSize });
     for (const line of describe(report)) console.log(line);
+    // An operator's action on every wallet's secret: one row in the admin log (no admin account ran it).
+    const resealed = Object.fromEntries(SEALED_TABLES.map((table) => [table, report.tables[table].resealed]));
+    await new AdminLogRepository(database.db).append({ adminId: null, action: 'keys.rotate', details: { currentKeyId: cipher.currentKeyId, ...resealed } });
     if (Object.values(report.remaining).some((byKey) => Object.keys(byKey).length > 0)) process.exitCode = 3;
   } finally {
     await database.close();

@@ -14,6 +14,7 @@ import { PaymentSweepService } from '../services/payment-sweep.service';
 import { PaymentService } from '../services/payment.service';
 import { ReversalService } from '../services/reversal.service';
 import { WebhookInboxService } from '../services/webhook-inbox.service';
+import { AdminLogRepository } from '../db/repositories/admin-log.repository';
 import { PayoutAccountRepository } from '../db/repositories/payout-account.repository';
 import { WithdrawalRepository } from '../db/repositories/withdrawal.repository';
 import { ExchangeRate } from '../domain/exchange-rate';
@@ -77,6 +78,8 @@ export function paymentsFromConfig(config: Config, parts: PaymentParts, options:
   const payoutAccountRepo = new PayoutAccountRepository(parts.db);
   const payoutAccounts = new PayoutAccountService(paystack, payoutAccountRepo);
   const withdrawals = new WithdrawalService({
+    db: parts.db,
+    log: new AdminLogRepository(parts.db),
     withdrawals: new WithdrawalRepository(parts.db),
     accounts: payoutAccountRepo,
     wallets: parts.wallets,

@@ -5,6 +5,7 @@ import { createdAt, credentials, id, sealedSecret, updatedAt } from './columns';
 
 export * from './journal-schema';
 export * from './withdrawal-schema';
+export * from './admin-log-schema';
 
 export const users = pgTable(
   'users',

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { Database } from '../db/client';
 import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from '../db/repositories/idempotency.repository';
+import { appendAdminLog } from '../db/repositories/admin-log.repository';
 import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
+import type { AdminLogEntry } from '../domain/admin-log';
 import type { EntryKind } from './kinds/entry-kind';
 
 /** What committing an entry did: committed, or nothing written because its key or its claim was taken, or a live entry of its kind stands. */
@@ -19,13 +21,14 @@ export interface EntryCommitDeps {
 
 /**
  * Commits a new entry of `kind`, leased to this process, in one transaction with what it claims:
- * the request's Idempotency-Key first, then its kind's claim (a payment reference, a reversal).
+ * the request's Idempotency-Key first, then its kind's claim (a payment reference, a reversal);
+ * an admin's write also appends its admin log row there.
  * Each claim is one conditional statement that writes nothing when it loses, so concurrent callers
  * queue on the claimed row and every loser commits nothing: `key_taken` (with the key's row, bound
  * by an earlier request) or `claimed`. `live`: the kind's own unique index already holds a live
  * entry for the same thing (a wallet's activation).
  */
-export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEntry, key: IdempotencyClaim | undefined): Promise<Committed> {
+export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEntry, key: IdempotencyClaim | undefined, adminLog?: AdminLogEntry): Promise<Committed> {
   return deps.db.transaction(async (tx): Promise<Committed> => {
     const id = crypto.randomUUID();
     if (key) {
@@ -34,7 +37,11 @@ export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEn
     }
     if (kind.claim && !(await kind.claim.take(tx, { ...entry, id }))) return { committed: false, reason: 'claimed' };
     const row = await deps.repository.insertEntry(tx, { ...entry, id }, deps.leaseMs);
-    if (row) return { committed: true, entry: row };
+    if (row) {
+      // An admin's write (a mint, an issue) and its admin log row commit together or not at all.
+      if (adminLog) await appendAdminLog(tx, { ...adminLog, details: { ...adminLog.details, entryId: row.id } });
+      return { committed: true, entry: row };
+    }
     // The claim above is what stops a second entry; an index firing behind a won claim is a broken invariant.
     if (kind.claim) throw new Error(`a live ${entry.kind} entry already stands for a claim this caller won`);
     return { committed: false, reason: 'live' };

@@ -44,7 +44,7 @@ export class Journal {
     const kind = this.parts.kinds.of(command.kind);
     const prepared = await kind.prepare(command, this.parts.jobs.context(ledger));
     if (!prepared) return { written: false, reason: 'nothing_to_do' };
-    const committed = await commitEntry({ db: this.parts.db, repository: this.parts.repository, leaseMs: this.parts.timing.leaseMs }, kind, prepared.entry, options.idempotency);
+    const committed = await commitEntry({ db: this.parts.db, repository: this.parts.repository, leaseMs: this.parts.timing.leaseMs }, kind, prepared.entry, options.idempotency, options.adminLog);
     if (!committed.committed) {
       if (committed.reason !== 'key_taken') return { written: false, reason: committed.reason };
       // A concurrent request with the same key committed its entry first: answer that one.

@@ -1,5 +1,6 @@
 import type { LedgerRejectedError } from '../clients/ledger-errors';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
+import type { AdminLogEntry } from '../domain/admin-log';
 import type { EntryRow } from '../db/repositories/journal.repository';
 
 /**
@@ -19,6 +20,8 @@ export interface KindCommand {
 export interface WriteOptions {
   /** The request's Idempotency-Key, bound to the entry in the transaction that commits it. */
   idempotency?: IdempotencyClaim;
+  /** The admin action this write is (a mint, an issue): its admin log row is appended in the transaction that commits the entry. */
+  adminLog?: AdminLogEntry;
   /** How long the caller waits for the network's answer (default: LEDGER_ANSWER_WAIT_MS). */
   waitMs?: number;
 }

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { emailSchema, nameSchema, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
+import { emailSchema, nameSchema, paginationQuery, passwordSchema, usernameSchema, uuidParam } from '../http/schemas';
 import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import type { PaymentService } from '../services/payment.service';
 import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
 import { adminTransactionOf, transactionRecordOf, transactionRecordSchema } from './transaction-record';
+import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
@@ -18,6 +19,22 @@ export const updateUserBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'send at least one of username, email, firstName, lastName');
 const userIdParams = z.object({ userId: uuidParam }).strict();
+export const auditLogQuery = paginationQuery
+  .extend({ adminId: uuidParam.optional(), action: z.string().regex(/^[a-z_.]{1,64}$/, 'must be an action name such as ledger.mint').optional() })
+  .strict();
+
+export const auditLogItem = z.object({
+  seq: z.string().describe('The row\'s place in the chain, from 1 (a decimal string)'),
+  at: z.string().describe("The database's time of the action"),
+  adminId: z.uuid().nullable().describe('Null for a failed login of an unknown address, and for the CLI'),
+  action: z.string(),
+  target: z.string().nullable(),
+  requestId: z.string().nullable(),
+  ip: z.string().nullable(),
+  details: z.record(z.string(), z.unknown()),
+  prevHash: z.string().describe("The previous row's hash (64 zeros for the first)"),
+  hash: z.string().describe("SHA-256 of prevHash and this row's canonical content"),
+});
 
 export const adminUserItem = z.object({
   userId: z.uuid(),
@@ -45,7 +62,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       body: adminLoginBody,
       message: 'Login successful',
       fields: { token: z.string() },
-      act: ({ email, password }) => admins.login(email, password),
+      act: ({ email, password }, req) => admins.login(email, password, actorOf(req)),
     }),
     messageRoute({
       method: 'post',
@@ -56,7 +73,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       status: 201,
       message: 'Admin created successfully',
       fields: { adminId: z.uuid() },
-      act: (req) => admins.provision(req.body.email, req.body.password),
+      act: (req, res) => admins.provision(req.body.email, req.body.password, actorOf(req, res)),
     }),
     pagedRoute({
       path: '/users',
@@ -81,7 +98,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       summary: 'Update the fields sent of a user',
       request: { params: userIdParams, body: updateUserBody },
       message: 'User updated successfully',
-      act: (req) => admins.updateUser(req.params.userId, req.body),
+      act: (req, res) => admins.updateUser(req.params.userId, req.body, actorOf(req, res)),
     }),
     messageRoute({
       method: 'delete',
@@ -90,7 +107,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       summary: 'Delete a user permanently (the wallet key is archived)',
       request: { params: userIdParams },
       message: 'User deleted successfully',
-      act: (req) => admins.deleteUser(req.params.userId),
+      act: (req, res) => admins.deleteUser(req.params.userId, actorOf(req, res)),
     }),
     pagedRoute({
       path: '/transactions',
@@ -110,6 +127,26 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       toItem: transactionRecordOf,
     }),
     pagedRoute({
+      path: '/audit-log',
+      access: 'admin',
+      summary: 'The hash-chained admin log, newest first, optionally of one admin (?adminId=) and one action (?action=); total in X-Total-Count',
+      query: auditLogQuery,
+      item: auditLogItem,
+      fetch: (query) => admins.auditLog(query),
+      toItem: (row) => ({
+        seq: row.seq.toString(),
+        at: row.at.toISOString(),
+        adminId: row.adminId,
+        action: row.action,
+        target: row.target,
+        requestId: row.requestId,
+        ip: row.ip,
+        details: row.details as Record<string, unknown>,
+        prevHash: row.prevHash,
+        hash: row.hash,
+      }),
+    }),
+    pagedRoute({
       path: '/payments',
       access: 'admin',
       summary: 'Purchases, newest first, optionally of one state (?status=); total in X-Total-Count',
@@ -127,7 +164,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       request: { params: userIdParams },
       response: { status: 200, schema: z.object({ ledgerPublicKey: z.string(), ledgerSecretKey: z.string() }) },
       handler: async (req, res) => {
-        res.json(await admins.userWallet(req.params.userId));
+        res.json(await admins.userWallet(req.params.userId, actorOf(req, res)));
       },
     }),
   ];

@@ -9,6 +9,7 @@ import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent, markReplayed } from '../middleware/idempotency';
 import type { AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerService } from '../services/ledger.service';
+import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
 import { pagedRoute } from './route-kinds';
 import type { Access, RouteDef } from './route-table';
@@ -79,7 +80,7 @@ export function ledgerRoutes({ ledger, tokenCode }: LedgerRouteDeps): RouteDef[]
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
         const { assetCode, amount } = req.body;
-        sendIssue(res, await ledger.createAsset(assetCode, amount, idempotencyOf(res)));
+        sendIssue(res, await ledger.createAsset(assetCode, amount, actorOf(req, res), idempotencyOf(res)));
       },
     }),
     balancesRoute(ledger, {

@@ -13,6 +13,7 @@ import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import { readProviderEvent } from '../http/webhook-event';
 import type { PaymentService, SettleOutcome } from '../services/payment.service';
 import { callbackFailurePage, callbackPage, callbackReference, NO_REFERENCE } from './callback-pages';
+import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
 import type { RouteDef } from './route-table';
 import type { RateLimits } from '../middleware/rate-limit';
@@ -75,7 +76,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
       handler: async (req, res) => {
         const { userId, amount } = req.body;
-        sendMint(res, await ledger.mintToUser(userId, amount, idempotencyOf(res)), deps.tokenCode);
+        sendMint(res, await ledger.mintToUser(userId, amount, actorOf(req, res), idempotencyOf(res)), deps.tokenCode);
       },
     }),
     defineRoute({

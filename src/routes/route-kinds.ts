@@ -60,7 +60,7 @@ export type CredentialRouteDef<Body extends z.ZodType, Fields extends z.ZodRawSh
   /** The route's own count of the credential rate limit, e.g. `users.login`. */
   rateLimit: string;
   body: Body;
-  act: (body: Parsed<Body>) => Promise<Answered<Fields>>;
+  act: (body: Parsed<Body>, req: ValidatedRequest<Body, undefined, undefined>) => Promise<Answered<Fields>>;
 };
 
 /**
@@ -78,7 +78,7 @@ export function credentialRoute<Body extends z.ZodType, Fields extends z.ZodRawS
     rateLimit: rateLimits.auth(limitName),
     request: { body },
     ...answer,
-    act: (req) => act(req.body),
+    act: (req) => act(req.body, req),
   });
 }
 

@@ -6,6 +6,7 @@ import { principalOf } from '../middleware/auth';
 import { idempotencyOf, idempotent, markReplayed } from '../middleware/idempotency';
 import type { PayoutAccountService } from '../services/payout-account.service';
 import type { WithdrawalService } from '../services/withdrawal.service';
+import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
 import { messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
@@ -138,7 +139,7 @@ export function adminWithdrawalRoutes(deps: { withdrawals: WithdrawalService }):
       request: { params: idParams, body: finalizeBody },
       message: 'OTP accepted',
       fields: { status: z.string() },
-      act: async (req) => ({ status: (await withdrawals.finalize(req.params.id, req.body.otp)).status }),
+      act: async (req, res) => ({ status: (await withdrawals.finalize(req.params.id, req.body.otp, actorOf(req, res))).status }),
     }),
     messageRoute({
       method: 'post',
@@ -148,7 +149,7 @@ export function adminWithdrawalRoutes(deps: { withdrawals: WithdrawalService }):
       request: { params: idParams },
       message: 'Withdrawal cancelled',
       fields: { status: z.string() },
-      act: async (req) => ({ status: (await withdrawals.cancel(req.params.id)).status }),
+      act: async (req, res) => ({ status: (await withdrawals.cancel(req.params.id, actorOf(req, res))).status }),
     }),
   ];
 }

@@ -1,6 +1,8 @@
 import type { Database } from '../db/client';
 import { isUniqueViolation } from '../db/client';
 import type { AdminRepository } from '../db/repositories/admin.repository';
+import { appendAdminLog, type AdminLogRepository, type AdminLogRow } from '../db/repositories/admin-log.repository';
+import type { AdminActor } from '../domain/admin-log';
 import type { CountedRecordTuple, OwnedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { UserChanges, UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
@@ -24,38 +26,55 @@ export interface AdminServiceDeps {
   transactions: TransactionRepository;
   hasher: PasswordHasher;
   tokens: TokenService;
+  log: AdminLogRepository;
   /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
   onSessionsEnded?: (principal: { id: string; role: Role }) => void;
 }
 
+/**
+ * The admins' own use cases: log in, provision, manage users, read a wallet's keys. Each action
+ * appends its row to the admin log (src/domain/admin-log.ts): in the transaction of the write it
+ * makes, and for a secret read before the secret is returned (no row, no secret).
+ */
 export class AdminService {
   constructor(private readonly deps: AdminServiceDeps) {}
 
-  /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
-  async login(email: string, password: string): Promise<{ token: string }> {
+  /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. Both are logged as failed logins. */
+  async login(email: string, password: string, actor: AdminActor): Promise<{ token: string }> {
     const admin = await this.deps.admins.findByEmail(email);
-    if (!admin) throw new AppError('NOT_FOUND', 'Admin not found');
-    if (!(await this.deps.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    if (!admin) {
+      await this.deps.log.append({ ...actor, adminId: null, action: 'admin.login_failed', details: { email, reason: 'unknown address' } });
+      throw new AppError('NOT_FOUND', 'Admin not found');
+    }
+    if (!(await this.deps.hasher.compare(password, admin.passwordHash))) {
+      await this.deps.log.append({ ...actor, adminId: admin.id, action: 'admin.login_failed', details: { email, reason: 'wrong password' } });
+      throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    }
     await waitUntilAccepted(admin);
+    await this.deps.log.append({ ...actor, adminId: admin.id, action: 'admin.login', details: { email } });
     return { token: this.deps.tokens.issueAccess(admin.id, 'admin') };
   }
 
-  async provision(email: string, password: string): Promise<{ adminId: string }> {
+  /** A new admin, and its log row, in one transaction. */
+  async provision(email: string, password: string, actor: AdminActor): Promise<{ adminId: string }> {
     const passwordHash = await this.deps.hasher.hash(password);
     try {
-      const admin = await this.deps.admins.insert(email, passwordHash);
-      return { adminId: admin.id };
+      return await this.deps.db.transaction(async (tx) => {
+        const admin = await this.deps.admins.insert(email, passwordHash, tx);
+        await appendAdminLog(tx, { ...actor, action: 'admin.provision', target: admin.id, details: { email } });
+        return { adminId: admin.id };
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'An admin with this email already exists');
       throw err;
     }
   }
 
-  /** Creates the bootstrap admin unless one with that e-mail exists; safe to run at every start. */
+  /** Creates the bootstrap admin (ADMIN_EMAIL) unless one with that e-mail exists; safe to run at every start. */
   async ensureAdmin(email: string, password: string): Promise<'created' | 'exists'> {
     if (await this.deps.admins.findByEmail(email)) return 'exists';
     try {
-      await this.provision(email, password);
+      await this.provision(email, password, { adminId: null });
       return 'created';
     } catch (err) {
       // Another instance starting at the same moment created it first.
@@ -93,10 +112,14 @@ export class AdminService {
    * Changes only the fields sent; a username or e-mail held by another account is a CONFLICT.
    * A new e-mail ends the user's sessions (the repository bumps password_changed_at).
    */
-  async updateUser(userId: string, changes: UserChanges): Promise<void> {
+  async updateUser(userId: string, changes: UserChanges, actor: AdminActor): Promise<void> {
     let found: boolean;
     try {
-      found = await this.deps.users.update(userId, changes);
+      found = await this.deps.db.transaction(async (tx) => {
+        if (!(await this.deps.users.update(userId, changes, tx))) return false;
+        await appendAdminLog(tx, { ...actor, action: 'user.update', target: userId, details: { fields: Object.keys(changes).sort() } });
+        return true;
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('CONFLICT', 'Username or email already taken');
       throw err;
@@ -110,22 +133,25 @@ export class AdminService {
    * archive first, in the same transaction, so tokens on the ledger never become unreachable;
    * transaction and payment records stay as financial history.
    */
-  async deleteUser(userId: string): Promise<void> {
+  async deleteUser(userId: string, actor: AdminActor): Promise<void> {
     const deleted = await this.deps.db.transaction(async (tx) => {
       // Deleting the wallet row first locks it: a concurrent delete waits, then finds nothing.
       const wallet = await this.deps.wallets.remove(tx, userId);
       const user = await this.deps.users.delete(tx, userId);
       if (!user) return false;
       if (wallet) await this.deps.wallets.archive(tx, wallet, user);
+      await appendAdminLog(tx, { ...actor, action: 'user.delete', target: userId, details: { email: user.email } });
       return true;
     });
     if (!deleted) throw new AppError('NOT_FOUND', 'User not found');
     this.deps.onSessionsEnded?.({ id: userId, role: 'user' });
   }
 
-  async userWallet(userId: string): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {
+  /** A wallet's keys: the read is logged first, and the secret is returned only once its row is committed. */
+  async userWallet(userId: string, actor: AdminActor): Promise<{ ledgerPublicKey: string; ledgerSecretKey: string }> {
     const keys = await this.deps.walletService.keysOf(userId);
     if (!keys) throw new AppError('NOT_FOUND', 'User not found');
+    await this.deps.log.append({ ...actor, action: 'wallet.secret_read', target: userId, details: { publicKey: keys.ledgerPublicKey } });
     return keys;
   }
 
@@ -133,6 +159,12 @@ export class AdminService {
     const { rows: items, total } = await this.deps.transactions.userPage(userId, limit, offset);
     // A deleted user's history stays readable; an id that never had anything is not found.
     if (total === 0 && !(await this.deps.users.exists(userId))) throw new AppError('NOT_FOUND', 'User not found');
+    return { items, total };
+  }
+
+  /** The admin log, newest first, optionally of one admin and one action (GET /api/admin/audit-log). */
+  async auditLog(filter: { adminId?: string; action?: string; limit: number; offset: number }): Promise<Page<AdminLogRow>> {
+    const { rows: items, total } = await this.deps.log.page(filter);
     return { items, total };
   }
 

@@ -1,5 +1,6 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
+import type { AdminActor } from '../domain/admin-log';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { CountedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
@@ -76,26 +77,30 @@ export class LedgerService {
 
   /**
    * Issues `stroops` new tokens from the issuing account to the distribution account, adding the
-   * distribution account's trustline in the same transaction when it is missing.
+   * distribution account's trustline in the same transaction when it is missing. The admin's log
+   * row commits with the issue's journal entry.
    */
-  async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
+  async createAsset(assetCode: string, stroops: bigint, actor: AdminActor, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
     const previous = await this.deps.journal.previousWrite(idempotency);
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
     if (assetCode !== this.deps.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.deps.tokenCode}`);
     await this.deps.ledger.asset();
-    return answeredWrite(await this.deps.journal.write(issueCommand({ stroops }), { idempotency }), this.deps.tokenCode);
+    const adminLog = { ...actor, action: 'ledger.issue', details: { assetCode, amount: formatStroops(stroops) } };
+    return answeredWrite(await this.deps.journal.write(issueCommand({ stroops }), { idempotency, adminLog }), this.deps.tokenCode);
   }
 
   /**
    * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet: the
-   * admin's manual path. Payments go through PaymentService, which consumes their reference.
+   * admin's manual path (its admin log row commits with the entry). Payments go through
+   * PaymentService, which consumes their reference.
    */
-  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
+  async mintToUser(userId: string, stroops: bigint, actor: AdminActor, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
     const previous = await this.deps.journal.previousWrite(idempotency);
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
     await this.deps.ledger.asset();
     const wallet = await this.activeWallet(userId, 'User');
-    return answeredWrite(await this.deps.journal.write(adminMintCommand({ userId, to: wallet.publicKey, stroops }), { idempotency }), this.deps.tokenCode);
+    const adminLog = { ...actor, action: 'ledger.mint', target: userId, details: { amount: formatStroops(stroops) } };
+    return answeredWrite(await this.deps.journal.write(adminMintCommand({ userId, to: wallet.publicKey, stroops }), { idempotency, adminLog }), this.deps.tokenCode);
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */

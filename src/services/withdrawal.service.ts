@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
 import type { PaystackClient, ProviderTransfer } from '../clients/paystack.client';
+import type { Database } from '../db/client';
+import { appendAdminLog, type AdminLogRepository } from '../db/repositories/admin-log.repository';
+import type { AdminActor } from '../domain/admin-log';
 import type { PayoutAccountRepository } from '../db/repositories/payout-account.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
@@ -30,6 +33,9 @@ export interface WithdrawalOptions {
 }
 
 export interface WithdrawalDeps {
+  /** The admin's cancel and its log row commit together. */
+  db: Database;
+  log: AdminLogRepository;
   withdrawals: WithdrawalRepository;
   accounts: PayoutAccountRepository;
   wallets: WalletRepository;
@@ -162,12 +168,14 @@ export class WithdrawalService extends QueueWorker<WithdrawalRow> {
    * An admin gives the OTP a transfer waits for. A refusal (a wrong OTP) is a VALIDATION error and
    * changes nothing; an unclear answer is UPSTREAM_UNAVAILABLE and the sweep verifies what happened.
    */
-  async finalize(id: string, otp: string): Promise<WithdrawalRow> {
+  async finalize(id: string, otp: string, actor: AdminActor): Promise<WithdrawalRow> {
     const withdrawal = await this.existing(id);
     if (withdrawal.status !== 'awaiting_otp' || !withdrawal.transferCode) {
       throw new AppError('CONFLICT', `Withdrawal is not waiting for an OTP (status: ${withdrawal.status})`);
     }
     const result = await this.deps.provider.finalizeTransfer(withdrawal.transferCode, otp);
+    // The provider acted (or may have): logged whatever it answered, never the OTP.
+    await this.deps.log.append({ ...actor, action: 'withdrawal.finalize', target: id, details: { outcome: result.outcome } });
     switch (result.outcome) {
       case 'accepted':
         await this.apply(withdrawal, result.transfer);
@@ -184,9 +192,13 @@ export class WithdrawalService extends QueueWorker<WithdrawalRow> {
    * An admin's cancel: before the debit nothing moved; after it, only while no transfer can exist
    * (no call made, or every call refused outright), and the tokens go back to the wallet.
    */
-  async cancel(id: string): Promise<WithdrawalRow> {
+  async cancel(id: string, actor: AdminActor): Promise<WithdrawalRow> {
     await this.existing(id);
-    const cancelled = await this.deps.withdrawals.cancel(id, 'Cancelled by an admin');
+    const cancelled = await this.deps.db.transaction(async (tx) => {
+      const row = await this.deps.withdrawals.cancel(id, 'Cancelled by an admin', tx);
+      if (row) await appendAdminLog(tx, { ...actor, action: 'withdrawal.cancel', target: id, details: { status: row.status } });
+      return row;
+    });
     if (!cancelled) throw new AppError('CONFLICT', 'Withdrawal can be cancelled only before a transfer may exist');
     this.logger.warn({ withdrawal: id, status: cancelled.status }, 'withdrawal cancelled by an admin');
     if (cancelled.status === 'refund_due') await this.refund(cancelled);

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Database } from '../client';
+import type { Database, Executor } from '../client';
 import { admins } from '../schema';
 import { AccountCredentials } from './account-credentials';
 import { first } from './rows';
@@ -11,8 +11,8 @@ export class AdminRepository extends AccountCredentials {
     super(db, admins);
   }
 
-  async insert(email: string, passwordHash: string): Promise<AdminRow> {
-    const [row] = await this.db.insert(admins).values({ email, passwordHash }).returning();
+  async insert(email: string, passwordHash: string, executor: Executor = this.db): Promise<AdminRow> {
+    const [row] = await executor.insert(admins).values({ email, passwordHash }).returning();
     return row!;
   }
 

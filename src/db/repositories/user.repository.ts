@@ -83,7 +83,7 @@ export class UserRepository extends AccountCredentials {
    * Returns false when no such user exists. A new e-mail counts as a credential change (it is
    * where reset links go): it ends the account's sessions like a password reset.
    */
-  async update(id: string, changes: UserChanges): Promise<boolean> {
+  async update(id: string, changes: UserChanges, executor: Executor = this.db): Promise<boolean> {
     const now = new Date();
     const emailChange =
       changes.email === undefined
@@ -91,7 +91,7 @@ export class UserRepository extends AccountCredentials {
         : {
             passwordChangedAt: sql`case when ${users.email} is distinct from ${changes.email} then ${now.toISOString()}::timestamptz else ${users.passwordChangedAt} end`,
           };
-    const rows = await this.db
+    const rows = await executor
       .update(users)
       .set({ ...changes, ...emailChange, updatedAt: now })
       .where(eq(users.id, id))

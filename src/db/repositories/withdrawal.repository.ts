@@ -106,10 +106,10 @@ export class WithdrawalRepository {
    * An admin's cancel: before the debit, nothing to give back (cancelled); after it, only while no
    * call can have created a transfer (every call refused outright), the tokens come back (refund_due).
    */
-  async cancel(id: string, reason: string): Promise<WithdrawalRow | undefined> {
-    const before = await moveWithdrawal(this.db, id, 'cancelled', { reason });
+  async cancel(id: string, reason: string, executor: Executor = this.db): Promise<WithdrawalRow | undefined> {
+    const before = await moveWithdrawal(executor, id, 'cancelled', { reason });
     if (before) return before;
-    return moveWithdrawal(this.db, id, 'cancelledAfterDebit', { reason, nextCheckAt: new Date() }, sql`${withdrawals.transferCalls} = ${withdrawals.cleanRefusals}`);
+    return moveWithdrawal(executor, id, 'cancelledAfterDebit', { reason, nextCheckAt: new Date() }, sql`${withdrawals.transferCalls} = ${withdrawals.cleanRefusals}`);
   }
 
   /** Due withdrawals, leased to the caller (SKIP LOCKED: one process per withdrawal at a time). */

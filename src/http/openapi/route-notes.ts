@@ -103,6 +103,26 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     response: [exampleTransaction],
     errors: { 404: ['User not found'] },
   },
+  'GET /api/admin/audit-log': {
+    response: [
+      {
+        seq: '42',
+        at: '2025-01-15T10:31:00.123Z',
+        adminId: EXAMPLE.adminId,
+        action: 'ledger.mint',
+        target: EXAMPLE.userId,
+        requestId: '6f1c2a0e-3b9d-4c55-9d0a-2f1e8b7c6d5a',
+        ip: '203.0.113.7',
+        details: { amount: '50.0000000', entryId: EXAMPLE.transactionId },
+        prevHash: '9b4c2f0e7a1d3c5b8e6f4a2d0c9b7e5f3a1d8c6b4e2f0a9d7c5b3e1f8a6d4c2b',
+        hash: '1e3a5c7b9d2f4e6a8c0b2d4f6e8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a',
+      },
+    ],
+    description:
+      'One row per admin action (logins and failed logins, provision, user update and delete, wallet secret reads, create-asset, mint-tokens, withdrawal finalize and cancel, key rotation from the CLI), ' +
+      "each with the SHA-256 of the row before it and of its own canonical content: `npm run audit:verify` walks the chain and names the first row that does not fit. Never a secret in `details`. See the README, \"Admin log\".",
+    errors: { 400: ['Invalid request'] },
+  },
   'GET /api/admin/payments': {
     response: [
       {
