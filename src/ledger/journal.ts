@@ -9,6 +9,8 @@
 import type { xdr } from '@stellar/stellar-sdk';
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { Database } from '../db/client';
+import { appendAdminLog } from '../db/repositories/admin-log.repository';
+import type { AdminLogEntry } from '../domain/admin-log';
 import type { IdempotencyClaim, IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import type { EntryRow, JournalRepository } from '../db/repositories/journal.repository';
 import { commitEntry } from './entry-commit';
@@ -50,7 +52,7 @@ export class Journal {
       // A concurrent request with the same key committed its entry first: answer that one.
       return this.answerForKey(committed.key, options.idempotency!);
     }
-    return this.send(ledger, kind, committed.entry, prepared.operations, options.waitMs ?? this.parts.timing.answerWaitMs);
+    return this.send(ledger, kind, committed.entry, prepared.operations, options);
   }
 
   /**
@@ -65,10 +67,10 @@ export class Journal {
   }
 
   /** Sends a committed entry and waits up to `waitMs` for its outcome. */
-  private async send(ledger: JournalAccounts, kind: EntryKind, entry: EntryRow, operations: xdr.Operation[] | undefined, waitMs: number): Promise<WriteResult> {
+  private async send(ledger: JournalAccounts, kind: EntryKind, entry: EntryRow, operations: xdr.Operation[] | undefined, options: WriteOptions): Promise<WriteResult> {
     const { repository, timing } = this.parts;
     const outcome = this.jobOutcome(ledger, entry, operations);
-    const settled = await within(outcome, waitMs);
+    const settled = await within(outcome, options.waitMs ?? timing.answerWaitMs);
     if (!settled) {
       // The caller stops waiting; an entry that turns out unsendable is left to the reconciler.
       void outcome.then((late) => (late.status === 'waiting' ? repository.releaseEntry(entry.id, timing.recheckMs) : undefined)).catch(() => undefined);
@@ -84,10 +86,23 @@ export class Journal {
       case 'waiting':
         // Nothing carries it now. A write that need not finish is dropped with its key (ask again);
         // one that must (a paid purchase, a signup's wallet) is left to the reconciler.
-        if (!kind.mustFinish && (await repository.abandon(entry.id))) return { written: false, reason: 'dropped', error: settled.error };
+        if (!kind.mustFinish && (await this.abandon(entry, options.adminLog))) return { written: false, reason: 'dropped', error: settled.error };
         await repository.releaseEntry(entry.id, timing.recheckMs);
         return this.pending(entry);
     }
+  }
+
+  /**
+   * Drops an entry nothing can send, with its key. An admin's write committed its admin log row
+   * with the entry; taken back, it says so in the same transaction (`<action>_dropped`), so the
+   * log never shows a mint or an issue that the journal no longer holds without saying why.
+   */
+  private abandon(entry: EntryRow, adminLog: AdminLogEntry | undefined): Promise<boolean> {
+    return this.parts.db.transaction(async (tx) => {
+      if (!(await this.parts.repository.abandon(tx, entry.id))) return false;
+      if (adminLog) await appendAdminLog(tx, { ...adminLog, action: `${adminLog.action}_dropped`, details: { ...adminLog.details, entryId: entry.id } });
+      return true;
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar
 import { sql } from 'drizzle-orm';
 import { HorizonClient } from '../../src/clients/horizon.client';
 import { SANDBOX_NETWORK_PASSPHRASE } from '@wallet/horizon-sandbox';
-import { databaseState, queryRows } from '../helpers/database-state';
+import { countRows, databaseState, queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { forwardTo, startFakeServer, type FakeServer } from '../helpers/fake-server';
@@ -47,6 +47,7 @@ describe('the ledger unreachable (its server stopped)', () => {
     await service.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
     const distribution = (await service.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey();
     const before = await databaseState(service.container.database);
+    const loggedBefore = await countRows(service.container.database, 'admin_log');
     await ledger.stop();
 
     const refused = {
@@ -65,8 +66,11 @@ describe('the ledger unreachable (its server stopped)', () => {
     expect((await service.http.get('/healthz')).status).toBe(200);
     // Nothing half-written: no transaction record, and the idempotency keys were released (a 5xx moved
     // nothing).
-    const withoutEnvelopes = (state: Record<string, string>) => Object.fromEntries(Object.entries(state).filter(([table]) => table !== 'ledger_envelopes'));
+    const withoutEnvelopes = (state: Record<string, string>) => Object.fromEntries(Object.entries(state).filter(([table]) => table !== 'ledger_envelopes' && table !== 'admin_log'));
     expect(withoutEnvelopes(await databaseState(service.container.database))).toEqual(withoutEnvelopes(before));
+    // The admin log keeps what the admin asked and that the journal took it back: each write, then its drop.
+    const logged = await queryRows<{ action: string }>(service.container.database, sql`select action from admin_log order by seq offset ${loggedBefore}`);
+    expect(logged.map((r) => r.action)).toEqual(['ledger.issue', 'ledger.issue_dropped', 'ledger.mint', 'ledger.mint_dropped']);
     // No envelope of the mint can still apply: its ledger bounds are read from the ledger before
     // signing, so with the ledger down none is signed (one that was is failed as never delivered).
     const open = await queryRows<{ status: string }>(service.container.database, sql`select status from ledger_envelopes where created_at > now() - interval '1 minute' and status in ('pending', 'submitted')`);

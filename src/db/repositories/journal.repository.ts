@@ -271,18 +271,17 @@ export class JournalRepository {
   /**
    * Drops an entry that nothing on the ledger can ever carry (no envelope, or only failed ones)
    * together with its Idempotency-Key, so the request can be made again: the caller answers 503.
-   * False when the entry rides in an open envelope (or is settled): then it is not dropped.
+   * False when the entry rides in an open envelope (or is settled): then it is not dropped. In the
+   * caller's transaction (the journal records an admin's dropped write in the admin log with it).
    */
-  async abandon(entryId: string): Promise<boolean> {
-    return this.db.transaction(async (tx) => {
-      const dropped = await tx
-        .delete(ledgerEntries)
-        .where(and(eq(ledgerEntries.id, entryId), MOVABLE))
-        .returning({ id: ledgerEntries.id });
-      if (dropped.length === 0) return false;
-      await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.entryId, entryId));
-      return true;
-    });
+  async abandon(tx: Executor, entryId: string): Promise<boolean> {
+    const dropped = await tx
+      .delete(ledgerEntries)
+      .where(and(eq(ledgerEntries.id, entryId), MOVABLE))
+      .returning({ id: ledgerEntries.id });
+    if (dropped.length === 0) return false;
+    await tx.delete(idempotencyKeys).where(eq(idempotencyKeys.entryId, entryId));
+    return true;
   }
 
   /**
