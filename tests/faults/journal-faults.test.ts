@@ -12,8 +12,7 @@ import { chargeSuccess, paidIntent, postWebhook, signedEvent } from '../helpers/
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { LEDGER_APIS } from '../helpers/sandboxes';
 import { withSandboxes } from '../helpers/with-sandboxes';
-import { randomAccountNumber, transfersToAccount } from '../helpers/payout-transfers';
-import { addPayoutAccount, FAST_CASH_OUT, providerControl, setProviderBalance, withdraw, withdrawalRow } from '../helpers/withdrawal-fixtures';
+import { addPayoutAccount, FAST_CASH_OUT, providerControl, randomAccountNumber, setProviderBalance, transfersToAccount, withdraw, withdrawalRow } from '../helpers/withdrawal-fixtures';
 
 /**
  * Every ledger write kind under every way the ledger API answers on a bad day, through each of the

@@ -5,7 +5,7 @@ import { ADMIN, bearer, userFields } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { checkout } from '../helpers/payment-fixtures';
 import { LEDGER_APIS, startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
-import { queryDatabase, runCli, scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited as settledAndAuditedBy, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
@@ -84,21 +84,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   }
 
   /** Waits until no envelope or entry is open, then runs the audit command; both must come out clean. */
-  async function settledAndAudited(databaseUrl: string, env = serviceEnv(databaseUrl)): Promise<void> {
-    await eventually(
-      async () => {
-        const [row] = await queryDatabase<{ n: string }>(
-          databaseUrl,
-          `select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
-        );
-        return Number(row!.n) === 0 ? true : undefined;
-      },
-      'the journal to settle',
-      { intervalMs: 250 },
-    );
-    const audit = await runCli('ledger-audit', env);
-    expect({ code: audit.code, output: audit.output }).toEqual({ code: 0, output: expect.stringContaining('the database and the ledger agree') });
-  }
+  const settledAndAudited = (databaseUrl: string, env = serviceEnv(databaseUrl)) => settledAndAuditedBy(databaseUrl, env);
 
   describe('two service processes on one database', () => {
     it('never double a movement when hammered on the same wallet, keys and references at once', async () => {

@@ -4,10 +4,9 @@ import { eventually } from '../helpers/eventually';
 import { ADMIN, bearer, userFields } from '../helpers/factories';
 import { forwardTo, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { randomAccountNumber, transfersToAccount } from '../helpers/payout-transfers';
-import { queryDatabase, runCli, scratchDatabase, serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { withSandboxes } from '../helpers/with-sandboxes';
-import { FAST_CASH_OUT, setProviderBalance } from '../helpers/withdrawal-fixtures';
+import { FAST_CASH_OUT, randomAccountNumber, setProviderBalance, transfersToAccount } from '../helpers/withdrawal-fixtures';
 
 /**
  * Cash-out's exactly-once across real service processes on one database (issue 35,
@@ -140,23 +139,6 @@ function finalState(databaseUrl: string, id: string): Promise<WithdrawalState> {
     const state = await withdrawalState(databaseUrl, id);
     return ['paid', 'refunded', 'debit_failed', 'cancelled'].includes(state.status) ? state : undefined;
   }, `withdrawal ${id} to be final`);
-}
-
-/** Waits until no envelope or entry is open, then runs the audit command: the provider, the database and the ledger must agree. */
-async function settledAndAudited(databaseUrl: string, env: Record<string, string>): Promise<void> {
-  await eventually(
-    async () => {
-      const [row] = await queryDatabase<{ n: string }>(
-        databaseUrl,
-        `select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
-      );
-      return Number(row!.n) === 0 ? true : undefined;
-    },
-    'the journal to settle',
-    { intervalMs: 250 },
-  );
-  const audit = await runCli('ledger-audit', env);
-  expect({ code: audit.code, output: audit.output }).toEqual({ code: 0, output: expect.stringContaining('the database and the ledger agree') });
 }
 
 const transferCallsSeen = (...seen: FakeServer[]) => seen.flatMap((p) => p.requests.filter(isTransferCall));

@@ -157,3 +157,20 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   delete env.NODE_OPTIONS;
   return env;
 }
+
+/** Waits until no envelope or entry of the database is open, then runs `npm run ledger:audit` as its own process: it must come out clean. */
+export async function settledAndAudited(databaseUrl: string, env: Record<string, string>): Promise<void> {
+  await eventually(
+    async () => {
+      const [row] = await queryDatabase<{ n: string }>(
+        databaseUrl,
+        `select (select count(*) from ledger_envelopes where status in ('pending', 'submitted')) + (select count(*) from ledger_entries where status in ('pending', 'submitted')) as n`,
+      );
+      return Number(row!.n) === 0 ? true : undefined;
+    },
+    'the journal to settle',
+    { intervalMs: 250 },
+  );
+  const audit = await runCli('ledger-audit', env);
+  expect({ code: audit.code, output: audit.output }).toEqual({ code: 0, output: expect.stringContaining('the database and the ledger agree') });
+}

@@ -15,7 +15,9 @@ import {
   providerControl,
   providerTransfersOf,
   relayedProvider,
+  randomAccountNumber,
   setProviderBalance,
+  transfersToAccount,
   withdraw,
   withdrawalBecomes,
   withdrawalRow,
@@ -48,19 +50,14 @@ async function cashOut(tokens = 1000, floatKobo = 100_000_00, env: Record<string
   app.container.start();
   await setProviderBalance(provider, floatKobo);
   const user = await fundedUser(app, tokens);
-  const account = await addPayoutAccount(app, user, accountNumber());
+  const account = await addPayoutAccount(app, user, randomAccountNumber());
   return { app, provider, user, account };
 }
-
-/** A fresh 10-digit account number: the provider's transfers to it are this test's alone. */
-const accountNumber = () => String(Math.floor(Math.random() * 9_000_000_000) + 1_000_000_000);
 
 /** Every transfer the provider holds to the withdrawal's account, under any reference (a second reference would be a second payout). */
 async function transfersToAccountOf(app: TestApp, provider: RunningProvider, withdrawalId: string) {
   const [row] = await queryRows<{ account_number: string }>(app.container.database, sql`select account_number from withdrawals where id = ${withdrawalId}`);
-  const res = await fetch(`${provider.url}/transfer?perPage=1000`, { headers: { Authorization: `Bearer ${provider.secretKey}` } });
-  const all = ((await res.json()) as { data: Record<string, unknown>[] }).data;
-  return all.filter((t) => JSON.stringify(t.recipient).includes(row!.account_number));
+  return transfersToAccount(provider, row!.account_number);
 }
 
 const balanceOf = (user: CreatedUser) => ledgerBalance(ledger.url, user.ledgerPublicKey);
@@ -335,7 +332,7 @@ describe('cash-out', () => {
       app.container.start();
       await setProviderBalance(provider, 100_000_00);
       const user = await fundedUser(app, 100);
-      const account = await addPayoutAccount(app, user, accountNumber());
+      const account = await addPayoutAccount(app, user, randomAccountNumber());
       const res = await withdraw(app, user, { amount: 5, payoutAccountId: account });
       const paid = await withdrawalBecomes(app, res.body.withdrawalId, 'paid');
       const transferCall = proxy.requests.find((r) => r.method === 'POST' && r.url === '/transfer');
@@ -368,7 +365,7 @@ describe('payout accounts', () => {
     const { app, user } = await cashOut(0);
     const banks = await app.http.get('/api/payments/banks').set(bearer(user.token)).expect(200);
     expect(banks.body).toEqual(expect.arrayContaining([{ name: 'Guaranty Trust Bank', code: '058' }]));
-    const number = accountNumber();
+    const number = randomAccountNumber();
     const added = await app.http.post('/api/payments/payout-accounts').set(bearer(user.token)).send({ bankCode: '044', accountNumber: number }).expect(201);
     expect(added.body).toEqual({ payoutAccountId: expect.any(String), bankName: 'Access Bank', bankCode: '044', accountNumber: number, accountName: accountNameFor(number, '044'), createdAt: expect.any(String) });
     const twice = await app.http.post('/api/payments/payout-accounts').set(bearer(user.token)).send({ bankCode: '044', accountNumber: number }).expect(201);
