@@ -4,13 +4,15 @@ import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import type { PaymentService } from '../services/payment.service';
+import { loginOtpSchema } from './admin-mfa.routes';
 import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
 import { adminTransactionOf, transactionRecordOf, transactionRecordSchema } from './transaction-record';
 import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
-export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
+/** `otp`: the second factor, required once the admin's MFA is on (ignored before). */
+export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024), otp: loginOtpSchema.optional() }).strict();
 export const provisionBody = z.object({ email: emailSchema, password: passwordSchema }).strict();
 export const updateUserBody = z
   .object({ username: usernameSchema, email: emailSchema, firstName: nameSchema, lastName: nameSchema })
@@ -45,7 +47,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       body: adminLoginBody,
       message: 'Login successful',
       fields: { token: z.string() },
-      act: ({ email, password }) => admins.login(email, password),
+      act: ({ email, password, otp }) => admins.login(email, password, otp),
     }),
     messageRoute({
       method: 'post',

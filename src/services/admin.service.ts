@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
 import { firstAcceptedIat, waitUntilAccepted } from '../security/sessions';
 import type { Role, TokenService } from '../security/tokens';
+import type { AdminMfaService } from './admin-mfa.service';
 import type { WalletService } from './wallet.service';
 
 export interface Page<T> {
@@ -24,6 +25,13 @@ export interface AdminServiceDeps {
   transactions: TransactionRepository;
   hasher: PasswordHasher;
   tokens: TokenService;
+  /** The second factor of a login (admin MFA). */
+  mfa: AdminMfaService;
+  /**
+   * ADMIN_MFA_REQUIRED: an admin without MFA on logs in to a token that can only set it up
+   * (scope `mfa-setup`); otherwise to a full admin token.
+   */
+  mfaRequired: boolean;
   /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
   onSessionsEnded?: (principal: { id: string; role: Role }) => void;
 }
@@ -31,13 +39,20 @@ export interface AdminServiceDeps {
 export class AdminService {
   constructor(private readonly deps: AdminServiceDeps) {}
 
-  /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. */
-  async login(email: string, password: string): Promise<{ token: string }> {
+  /**
+   * Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. With MFA on,
+   * `otp` (a 6-digit code or a recovery code) is the second factor, spent once: missing or refused,
+   * UNAUTHENTICATED. Without MFA while it is required, the token can only set MFA up.
+   */
+  async login(email: string, password: string, otp?: string): Promise<{ token: string }> {
     const admin = await this.deps.admins.findByEmail(email);
     if (!admin) throw new AppError('NOT_FOUND', 'Admin not found');
     if (!(await this.deps.hasher.compare(password, admin.passwordHash))) throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
+    const factor = await this.deps.mfa.secondFactor(admin.id, otp);
+    // admin log: mfa login with otp (factor 'otp') or with a recovery code (factor 'recovery-code')
     await waitUntilAccepted(admin);
-    return { token: this.deps.tokens.issueAccess(admin.id, 'admin') };
+    const setupOnly = factor === 'off' && this.deps.mfaRequired;
+    return { token: this.deps.tokens.issueAccess(admin.id, 'admin', setupOnly ? 'mfa-setup' : undefined) };
   }
 
   async provision(email: string, password: string): Promise<{ adminId: string }> {
