@@ -149,9 +149,24 @@ const ROUTES: FuzzRoute[] = [
   {
     key: 'POST /api/admin/login',
     token: () => undefined,
-    input: bodyInput('/api/admin/login', mutatedBody({ email: ADMIN.email, password: 'wrong-password' })),
+    input: bodyInput('/api/admin/login', mutatedBody({ email: ADMIN.email, password: 'wrong-password', otp: '123456' })),
     accepted: ({ body }) => (jsonOf(body) as { password?: unknown } | undefined)?.password === ADMIN.password,
-    examples: () => fieldExamples('/api/admin/login', { email: ADMIN.email, password: 'wrong-password' }),
+    examples: () => fieldExamples('/api/admin/login', { email: ADMIN.email, password: 'wrong-password', otp: '123456' }),
+  },
+  {
+    key: 'POST /api/admin/mfa/setup',
+    token: () => admin,
+    // The wrong password: the service refuses it (403) and nothing is enrolled.
+    input: bodyInput('/api/admin/mfa/setup', mutatedBody({ password: 'wrong-password' })),
+    accepted: ({ body }) => (jsonOf(body) as { password?: unknown } | undefined)?.password === ADMIN.password,
+    examples: () => fieldExamples('/api/admin/mfa/setup', { password: 'wrong-password' }),
+  },
+  {
+    key: 'POST /api/admin/mfa/confirm',
+    token: () => admin,
+    // Nothing to confirm: a well-formed code reaches the service, which refuses it (409).
+    input: bodyInput('/api/admin/mfa/confirm', mutatedBody({ otp: '123456' })),
+    examples: () => [{ path: '/api/admin/mfa/confirm', body: json({ otp: '123456' }), contentType: 'application/json' }, ...fieldExamples('/api/admin/mfa/confirm', { otp: '123456' })],
   },
   {
     key: 'POST /api/admin/provision',
@@ -497,6 +512,8 @@ describe('path and query escapes', () => {
     expect(seen('POST /api/users/login')).toContain('401 Invalid credentials');
     expect(seen('POST /api/users/reset-password')).toContain('403 Reset token invalid');
     expect(seen('POST /api/admin/provision')).toContain('409 An admin with this email already exists');
+    expect(seen('POST /api/admin/mfa/setup')).toContain('403 Invalid password');
+    expect(seen('POST /api/admin/mfa/confirm')).toContain('409 No MFA setup to confirm: POST /api/admin/mfa/setup first');
     expect(seen('PUT /api/admin/users/:userId')).toContain('409 Username or email already taken');
     expect(seen('DELETE /api/admin/users/:userId')).toContain('404 User not found');
     expect(seen('POST /api/ledger/transfer')).toEqual(
