@@ -69,7 +69,10 @@ export class AdminMfaService {
     if (!enrolment) throw new AppError('CONFLICT', 'No MFA setup to confirm: POST /api/admin/mfa/setup first');
     if (enrolment.enabledAt) throw new AppError('CONFLICT', ALREADY_ON);
     const step = totpStep(this.secretOf(enrolment), otp, this.now());
-    if (step === undefined) throw new AppError('VALIDATION', 'Invalid one-time code');
+    if (step === undefined) {
+      // admin log: mfa confirm refused (wrong code)
+      throw new AppError('VALIDATION', 'Invalid one-time code');
+    }
     const recoveryCodes = newRecoveryCodes();
     const enabled = await this.deps.db.transaction(async (tx) => {
       if (!(await this.deps.mfa.enable(tx, adminId, enrolment, step))) return false;
