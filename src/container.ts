@@ -7,6 +7,8 @@ import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
 import { AdminLogRepository } from './db/repositories/admin-log.repository';
+import { AdminMfaRepository } from './db/repositories/admin-mfa.repository';
+import { RecoveryCodeRepository } from './db/repositories/recovery-code.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
 import { ReversalRepository } from './db/repositories/reversal.repository';
@@ -38,6 +40,7 @@ import { countPaymentsByStatus, readPaymentAlerts } from './metrics/payment-coun
 import { authenticate, PrincipalCache } from './middleware/auth';
 import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
+import { adminMfaRoutes } from './routes/admin-mfa.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
 import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
@@ -48,6 +51,7 @@ import { createPasswordHasher, type PasswordHasher } from './security/password-h
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
 import { AdminService } from './services/admin.service';
+import { AdminMfaService } from './services/admin-mfa.service';
 import { LedgerService } from './services/ledger.service';
 import { MailOutboxService } from './services/mail-outbox.service';
 import { WalletActivationService } from './services/wallet-activation.service';
@@ -65,6 +69,8 @@ export interface Container {
   mailer: Mailer;
   users: UserService;
   admins: AdminService;
+  /** Admin MFA: enrolment and the second factor of admin logins. */
+  adminMfa: AdminMfaService;
   wallets: WalletService;
   ledger: LedgerService;
   /** The ledger module's parts (tests and operator commands reach below the use cases through it). */
@@ -104,6 +110,8 @@ export interface ContainerOptions {
   signupWaitMs?: number;
   /** How long verify waits for the mint before answering (the reconciler finishes it anyway). */
   mintWaitMs?: number;
+  /** The clock admin one-time codes are checked against (tests choose the time step); Date.now otherwise. */
+  totpClock?: () => number;
 }
 
 /** Wires every dependency from the configuration: the one place that knows the whole graph. */
@@ -181,8 +189,16 @@ export async function buildContainer(configured: Config, logger: Logger, options
     onPasswordChanged: (id) => principals.forget({ id, role: 'user' }),
   });
   const adminLog = new AdminLogRepository(db);
+  const adminRepo = new AdminRepository(db);
+  const adminMfa = new AdminMfaService({
+    db, admins: adminRepo, mfa: new AdminMfaRepository(db), recoveryCodes: new RecoveryCodeRepository(db), hasher, cipher, log: adminLog,
+    // What authenticator apps show beside the admin's e-mail: the deployment's host tells staging from production.
+    issuer: `Wallet (${new URL(config.publicBaseUrl).hostname})`,
+    now: options.totpClock,
+  });
   const admins = new AdminService({
-    db, admins: new AdminRepository(db), users: userRepo, wallets: walletRepo, walletService: wallets, transactions: transactionRepo, hasher, tokens, log: adminLog,
+    db, admins: adminRepo, users: userRepo, wallets: walletRepo, walletService: wallets, transactions: transactionRepo, hasher, tokens, log: adminLog,
+    mfa: adminMfa, mfaRequired: config.adminMfaRequired,
     onSessionsEnded: (p) => principals.forget(p),
   });
 
@@ -196,7 +212,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
-    '/api/admin': [...adminRoutes({ admins, payments, ...common }), ...adminWithdrawalRoutes({ withdrawals })],
+    '/api/admin': [...adminRoutes({ admins, payments, ...common }), ...adminMfaRoutes({ mfa: adminMfa, ...common }), ...adminWithdrawalRoutes({ withdrawals })],
     '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
     '/api/payments': [...paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }), ...withdrawalRoutes({ accounts: payoutAccounts, withdrawals })],
   };
@@ -234,6 +250,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     mailer,
     users,
     admins,
+    adminMfa,
     wallets,
     ledger,
     ledgerModule,

@@ -10,7 +10,8 @@ import { errorReason } from '../errors/loggable-error';
 
 /**
  * `npm run wallet:rotate-key [-- --batch-size N]`: re-encrypts every wallet, archived wallet and
- * system account secret sealed under an older key with the current WALLET_ENCRYPTION_KEY.
+ * system account secret, and every admin's TOTP secret (admin MFA), sealed under an older key with
+ * the current WALLET_ENCRYPTION_KEY.
  *
  * 1. Configure the service with the new key as WALLET_ENCRYPTION_KEY and the old one in
  *    WALLET_ENCRYPTION_KEY_PREVIOUS, and restart it: it reads both, seals new wallets with the new one.

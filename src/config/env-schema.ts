@@ -101,6 +101,8 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   TRUST_PROXY: z.string().optional(),
   REQUIRE_HTTPS_FOR_SECRETS: flag.optional(),
+  // Unset: true in production, false otherwise (admins then choose to enrol).
+  ADMIN_MFA_REQUIRED: flag.optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -102,6 +102,11 @@ export interface Config {
   corsOrigins: string[];
   trustProxy: string | undefined;
   requireHttpsForSecrets: boolean;
+  /**
+   * ADMIN_MFA_REQUIRED: an admin without MFA on logs in to a token that can only set it up
+   * (POST /api/admin/mfa/setup and /confirm). Default true in production, false otherwise.
+   */
+  adminMfaRequired: boolean;
 }
 
 /**
@@ -190,6 +195,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       .filter(Boolean),
     trustProxy: env.TRUST_PROXY,
     requireHttpsForSecrets: env.REQUIRE_HTTPS_FOR_SECRETS ?? env.NODE_ENV === 'production',
+    adminMfaRequired: env.ADMIN_MFA_REQUIRED ?? env.NODE_ENV === 'production',
   };
 }
 

@@ -19,13 +19,13 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 const ACCESS_TEXT: Record<Access, string> = {
   public: '**Access: public** (no token).',
   user: '**Access: user** — `Authorization: Bearer <token>` from `POST /api/users/login`; an admin token gets 403.',
-  admin: '**Access: admin** — `Authorization: Bearer <token>` from `POST /api/admin/login`; a user token gets 403.',
+  admin: '**Access: admin** — `Authorization: Bearer <token>` from `POST /api/admin/login`; a user token gets 403, and so does the setup-only token of `ADMIN_MFA_REQUIRED`, except on the two MFA setup routes.',
   any: '**Access: any signed-in account** — a user or an admin bearer token.',
 };
 
 const TAG_TEXT: Record<string, string> = {
   Users: 'Accounts, login, profile and password reset. Errors: `{error, details?}`.',
-  Admin: 'Admin accounts, user management, transactions, wallet keys. Errors: `{message, details?}`.',
+  Admin: 'Admin accounts and their MFA, user management, transactions, wallet keys. Errors: `{message, details?}`.',
   Ledger: 'Balances, transfers and token issuance on the ledger. Errors: `{error, details?}`; a transfer to a missing receiver is plain text.',
   Payments: 'Naira purchases through Paystack, token minting, and cash-out (banks, payout accounts, withdrawals paid by Paystack Transfers). Errors: `{success: false, message}`; the callback answers HTML pages.',
   Operations: 'Health, readiness, metrics and this document.',
@@ -33,7 +33,7 @@ const TAG_TEXT: Record<string, string> = {
 
 const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers on a Stellar ledger, and token purchases paid in Naira through Paystack.
 
-**Authentication.** Protected routes take \`Authorization: Bearer <JWT>\`. User tokens come from \`POST /api/users/login\` (1 hour), admin tokens from \`POST /api/admin/login\` (2 hours). A missing, expired or invalid token is 401; a valid token of the wrong role is 403. Each operation states its access: public, user, admin or any.
+**Authentication.** Protected routes take \`Authorization: Bearer <JWT>\`. User tokens come from \`POST /api/users/login\` (1 hour), admin tokens from \`POST /api/admin/login\` (2 hours; once an admin's MFA is on, the login takes the one-time code as \`otp\`). A missing, expired or invalid token is 401; a valid token of the wrong role is 403. Each operation states its access: public, user, admin or any.
 
 **Errors.** Each route group keeps one error body: \`/api/users\` and \`/api/ledger\` answer \`{error, details?}\`, \`/api/admin\` answers \`{message, details?}\`, \`/api/payments\` answers \`{success: false, message}\`. Validation failures list the invalid fields in \`details\`.
 

@@ -1,10 +1,12 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
-import { TokenError, type Role, type TokenService } from '../security/tokens';
+import { TokenError, type Role, type TokenScope, type TokenService } from '../security/tokens';
 
 export interface Principal {
   id: string;
   role: Role;
+  /** Set on a limited token (src/security/tokens.ts TokenScope). */
+  scope?: TokenScope;
 }
 
 /**
@@ -20,13 +22,19 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** What a limited token may do instead of its work: the 403 tells the admin the way out. */
+const SCOPE_REFUSAL: Record<TokenScope, string> = {
+  'mfa-setup': 'MFA must be set up first: POST /api/admin/mfa/setup and /api/admin/mfa/confirm, then log in again with the one-time code',
+};
+
 /**
  * Requires a bearer token for one of the given roles. Missing, malformed, expired or forged
  * tokens, tokens of deleted accounts and tokens issued before the account's last credential
- * change are 401; a valid token of another role is 403.
+ * change are 401; a valid token of another role is 403, and so is a limited (scoped) token on a
+ * route that does not take its scope (`acceptsScope`: the MFA setup routes take `mfa-setup`).
  */
 export function authenticate(tokens: TokenService, lookup: PrincipalLookup) {
-  return (...roles: Role[]): RequestHandler =>
+  return (roles: readonly Role[], acceptsScope?: TokenScope): RequestHandler =>
     async (req, res, next) => {
       const token = bearerToken(req);
       if (!token) throw new AppError('UNAUTHENTICATED', 'Authentication required');
@@ -39,11 +47,12 @@ export function authenticate(tokens: TokenService, lookup: PrincipalLookup) {
         }
         throw err;
       }
-      const principal: Principal = { id: claims.sub, role: claims.role };
+      const principal: Principal = claims.scope === undefined ? { id: claims.sub, role: claims.role } : { id: claims.sub, role: claims.role, scope: claims.scope };
       const firstAcceptedIat = await lookup(principal);
       if (firstAcceptedIat === undefined) throw new AppError('UNAUTHENTICATED', 'Account no longer exists');
       if (claims.iat < firstAcceptedIat) throw new AppError('UNAUTHENTICATED', 'Session ended: the credentials changed, log in again');
       if (!roles.includes(principal.role)) throw new AppError('FORBIDDEN', 'Not allowed for this account');
+      if (principal.scope !== undefined && principal.scope !== acceptsScope) throw new AppError('FORBIDDEN', SCOPE_REFUSAL[principal.scope]);
       res.locals.principal = principal;
       next();
     };

@@ -2,7 +2,8 @@ import type { RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 
 /**
- * Responses that carry a wallet secret go only over HTTPS when required (production), and are
+ * Responses that carry a secret (a wallet's secret key; an admin's MFA secret or recovery codes)
+ * go only over HTTPS when required (production), and are
  * never cached. Behind a TLS-terminating proxy, TRUST_PROXY makes X-Forwarded-Proto count.
  */
 export function secretResponse(requireHttps: boolean): RequestHandler {

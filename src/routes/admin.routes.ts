@@ -4,6 +4,7 @@ import { secretResponse } from '../middleware/https-only';
 import type { RateLimits } from '../middleware/rate-limit';
 import type { AdminService } from '../services/admin.service';
 import type { PaymentService } from '../services/payment.service';
+import { loginOtpSchema } from './admin-mfa.routes';
 import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
 import { adminTransactionOf, transactionRecordOf, transactionRecordSchema } from './transaction-record';
 import { actorOf } from './admin-actor';
@@ -11,7 +12,8 @@ import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
 import type { RouteDef } from './route-table';
 
-export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024) }).strict();
+/** `otp`: the second factor, required once the admin's MFA is on (ignored before). */
+export const adminLoginBody = z.object({ email: emailSchema, password: z.string().min(1).max(1024), otp: loginOtpSchema.optional() }).strict();
 export const provisionBody = z.object({ email: emailSchema, password: passwordSchema }).strict();
 export const updateUserBody = z
   .object({ username: usernameSchema, email: emailSchema, firstName: nameSchema, lastName: nameSchema })
@@ -62,7 +64,7 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
       body: adminLoginBody,
       message: 'Login successful',
       fields: { token: z.string() },
-      act: ({ email, password }, req) => admins.login(email, password, actorOf(req)),
+      act: ({ email, password, otp }, req) => admins.login(email, password, actorOf(req), otp),
     }),
     messageRoute({
       method: 'post',

@@ -2,7 +2,7 @@ import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
 import type { RouteErrors } from '../http/route-errors';
-import type { Role } from '../security/tokens';
+import type { Role, TokenScope } from '../security/tokens';
 import { validate, type RequestSchemas } from '../middleware/validate';
 
 /** Who may call a route: nobody needs a token, one role, or any signed-in account. */
@@ -18,6 +18,11 @@ export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
   access: Access;
+  /**
+   * A limited token this route takes besides its role's full tokens (src/security/tokens.ts
+   * TokenScope); every route without it answers a limited token 403.
+   */
+  acceptsScope?: TokenScope;
   summary: string;
   request?: RequestSchemas;
   /** Documented success answer: status, zod schema of the body (omitted for non-JSON bodies), headers it sets. */
@@ -41,7 +46,7 @@ export interface RouteDef {
 export type RouteHandler = RequestHandler<never, unknown, never, never>;
 
 export interface RouteGuards {
-  requireRole(...roles: Role[]): RequestHandler;
+  requireRole(roles: readonly Role[], acceptsScope?: TokenScope): RequestHandler;
 }
 
 export function buildRouter(routes: RouteDef[], guards: RouteGuards): Router {
@@ -61,7 +66,7 @@ function middlewareOf(route: RouteDef, guards: RouteGuards): RequestHandler[] {
       next();
     });
   }
-  if (route.access !== 'public') chain.push(guards.requireRole(...(route.access === 'any' ? (['user', 'admin'] as const) : [route.access])));
+  if (route.access !== 'public') chain.push(guards.requireRole(route.access === 'any' ? ['user', 'admin'] : [route.access], route.acceptsScope));
   if (route.rateLimit) chain.push(route.rateLimit);
   chain.push(...(route.before ?? []));
   if (route.request) chain.push(validate(route.request));

@@ -4,9 +4,18 @@ import { z } from 'zod';
 
 export type Role = 'user' | 'admin';
 
+/**
+ * A limited access token: `mfa-setup` is what an admin without MFA gets at login while
+ * ADMIN_MFA_REQUIRED is on. Only the routes that declare the scope take it (the MFA setup and
+ * confirm routes); every other route answers it 403.
+ */
+export type TokenScope = 'mfa-setup';
+
 const LIFETIME_SECONDS = { user: 60 * 60, admin: 2 * 60 * 60, reset: 60 * 60 } as const;
 
-const accessClaims = z.object({ sub: z.uuid(), role: z.enum(['user', 'admin']), iat: z.number(), exp: z.number() });
+const accessClaims = z
+  .object({ sub: z.uuid(), role: z.enum(['user', 'admin']), scope: z.literal('mfa-setup').optional(), iat: z.number(), exp: z.number() })
+  .refine((c) => c.scope === undefined || c.role === 'admin', 'only an admin token has a scope');
 const resetClaims = z.object({
   sub: z.uuid(),
   jti: z.uuid(),
@@ -38,8 +47,9 @@ export class TokenService {
     this.secret = crypto.createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  issueAccess(subject: string, role: Role): string {
-    return jwt.sign({ role }, this.secret, { algorithm: 'HS256', subject, expiresIn: LIFETIME_SECONDS[role] });
+  /** An access token; with a scope, one that only the routes declaring that scope take. */
+  issueAccess(subject: string, role: Role, scope?: TokenScope): string {
+    return jwt.sign(scope === undefined ? { role } : { role, scope }, this.secret, { algorithm: 'HS256', subject, expiresIn: LIFETIME_SECONDS[role] });
   }
 
   issueReset(userId: string): { token: string; jti: string; expiresAt: Date } {

@@ -10,6 +10,7 @@ import { AppError } from '../errors/app-error';
 import type { PasswordHasher } from '../security/password-hasher';
 import { firstAcceptedIat, waitUntilAccepted } from '../security/sessions';
 import type { Role, TokenService } from '../security/tokens';
+import type { AdminMfaService } from './admin-mfa.service';
 import type { WalletService } from './wallet.service';
 
 export interface Page<T> {
@@ -27,6 +28,13 @@ export interface AdminServiceDeps {
   hasher: PasswordHasher;
   tokens: TokenService;
   log: AdminLogRepository;
+  /** The second factor of a login (admin MFA). */
+  mfa: AdminMfaService;
+  /**
+   * ADMIN_MFA_REQUIRED: an admin without MFA on logs in to a token that can only set it up
+   * (scope `mfa-setup`); otherwise to a full admin token.
+   */
+  mfaRequired: boolean;
   /** Told after an account is deleted or its credentials change (the auth cache forgets it at once). */
   onSessionsEnded?: (principal: { id: string; role: Role }) => void;
 }
@@ -39,20 +47,31 @@ export interface AdminServiceDeps {
 export class AdminService {
   constructor(private readonly deps: AdminServiceDeps) {}
 
-  /** Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. Both are logged as failed logins. */
-  async login(email: string, password: string, actor: AdminActor): Promise<{ token: string }> {
+  /**
+   * Unknown e-mail: NOT_FOUND (the spec's 404); wrong password: UNAUTHENTICATED. With MFA on,
+   * `otp` (a 6-digit code or a recovery code) is the second factor, spent once: missing or refused,
+   * UNAUTHENTICATED. Without MFA while it is required, the token can only set MFA up. Every
+   * refusal is logged as a failed login, with why; a login, with its factor.
+   */
+  async login(email: string, password: string, actor: AdminActor, otp?: string): Promise<{ token: string }> {
     const admin = await this.deps.admins.findByEmail(email);
+    const failed = (adminId: string | null, reason: string) => this.deps.log.append({ ...actor, adminId, action: 'admin.login_failed', details: { email, reason } });
     if (!admin) {
-      await this.deps.log.append({ ...actor, adminId: null, action: 'admin.login_failed', details: { email, reason: 'unknown address' } });
+      await failed(null, 'unknown address');
       throw new AppError('NOT_FOUND', 'Admin not found');
     }
     if (!(await this.deps.hasher.compare(password, admin.passwordHash))) {
-      await this.deps.log.append({ ...actor, adminId: admin.id, action: 'admin.login_failed', details: { email, reason: 'wrong password' } });
+      await failed(admin.id, 'wrong password');
       throw new AppError('UNAUTHENTICATED', 'Invalid credentials');
     }
+    const factor = await this.deps.mfa.secondFactor(admin.id, otp).catch(async (err: unknown) => {
+      await failed(admin.id, otp === undefined ? 'one-time code missing' : 'one-time code refused');
+      throw err;
+    });
     await waitUntilAccepted(admin);
-    await this.deps.log.append({ ...actor, adminId: admin.id, action: 'admin.login', details: { email } });
-    return { token: this.deps.tokens.issueAccess(admin.id, 'admin') };
+    const setupOnly = factor === 'off' && this.deps.mfaRequired;
+    await this.deps.log.append({ ...actor, adminId: admin.id, action: 'admin.login', details: { email, factor, setupOnly } });
+    return { token: this.deps.tokens.issueAccess(admin.id, 'admin', setupOnly ? 'mfa-setup' : undefined) };
   }
 
   /** A new admin, and its log row, in one transaction. */

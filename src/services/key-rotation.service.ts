@@ -30,8 +30,9 @@ export interface RotationOptions {
 const MAX_PASSES = 5;
 
 /**
- * Re-encrypts every sealed secret seed (user wallets, archived wallets, the system accounts)
- * that is under an older key with the current WALLET_ENCRYPTION_KEY.
+ * Re-encrypts every sealed secret (the secret seeds of user wallets, archived wallets and the
+ * system accounts; admins' TOTP secrets) that is under an older key with the current
+ * WALLET_ENCRYPTION_KEY.
  *
  * Safe while the service runs: the service must be configured with the same current key and the
  * old one in WALLET_ENCRYPTION_KEY_PREVIOUS, so every row opens before, during and after. Rows
@@ -76,14 +77,14 @@ export class KeyRotationService {
       for (const row of rows) {
         let secret: string;
         try {
-          secret = this.cipher.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.publicKey);
+          secret = this.cipher.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.boundTo);
         } catch (err) {
           // Never the secret, nor the ciphertext: which row, and why it could not be opened.
           totals.unreadable++;
           this.logger?.warn({ table, id: row.id, keyId: row.keyId, reason: errorReason(err) }, 'sealed secret not readable with the configured keys');
           continue;
         }
-        const next = this.cipher.seal(secret, row.publicKey);
+        const next = this.cipher.seal(secret, row.boundTo);
         const changed = await this.repo.reseal(table, row.id, row, { secretCiphertext: next.ciphertext, keyId: next.keyId });
         if (changed) totals.resealed++;
         else totals.changedMeanwhile++;

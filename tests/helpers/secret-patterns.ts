@@ -12,3 +12,9 @@ const SEED_SHAPE = /(?=(S[A-Z2-7]{55}))/g;
 export function stellarSeedsIn(text: string): string[] {
   return [...text.matchAll(SEED_SHAPE)].map((m) => m[1]!).filter((candidate) => StrKey.isValidEd25519SecretSeed(candidate));
 }
+
+/** An otpauth:// URI: it carries an admin's TOTP secret in clear (only the MFA setup answer may). */
+export const OTPAUTH_URI = /otpauth:\/\/[^\s"'<>]+/;
+
+/** A recovery code of admin MFA as the confirm answer hands it out (src/security/recovery-codes.ts). */
+export const RECOVERY_CODE_SHAPE = /\b[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}\b/;

@@ -49,6 +49,8 @@ export interface TestAppOptions {
    */
   signupWaitMs?: number;
   mintWaitMs?: number;
+  /** The clock admin one-time codes are checked against (a test picks the TOTP time step); the real one otherwise. */
+  totpClock?: () => number;
 }
 
 /**
@@ -93,7 +95,12 @@ export async function startTestApp(env: Record<string, string> = {}, logLevel = 
     },
   });
   const logger = createLogger({ level: config.logLevel, destination });
-  const container = await buildContainer(config, logger, { database, signupWaitMs: options.signupWaitMs ?? PATIENCE_MS, mintWaitMs: options.mintWaitMs ?? PATIENCE_MS });
+  const container = await buildContainer(config, logger, {
+    database,
+    signupWaitMs: options.signupWaitMs ?? PATIENCE_MS,
+    mintWaitMs: options.mintWaitMs ?? PATIENCE_MS,
+    totpClock: options.totpClock,
+  });
   let closing: Promise<void> | undefined;
   return {
     container,

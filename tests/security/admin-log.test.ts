@@ -3,6 +3,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { sandboxControlPaths } from '@wallet/paystack-sandbox';
 import { sql } from 'drizzle-orm';
+import * as OTPAuth from 'otpauth';
 import type { Response } from 'supertest';
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
@@ -64,6 +65,8 @@ describe('the admin log', () => {
       return made.body.withdrawalId as string;
     };
     let toFinalize = '';
+    let authenticator: OTPAuth.TOTP | undefined;
+    let recoveryCodes: string[] = [];
 
     const as = bearer(admin);
     const calls: Record<string, { action: string; target?: string | ((res: Response) => string); call: () => Promise<Response> }> = {
@@ -86,6 +89,25 @@ describe('the admin log', () => {
         call: async () => {
           toFinalize = await awaitingOtp();
           return app.http.post(`/api/admin/withdrawals/${toFinalize}/finalize`).set(as).send({ otp: '123456' });
+        },
+      },
+      // Last: once MFA is on, this admin's logins need a code.
+      'POST /api/admin/mfa/setup': {
+        action: 'admin.mfa_setup',
+        target: me!.id,
+        call: async () => {
+          const res = await app.http.post('/api/admin/mfa/setup').set(as).send({ password: ADMIN.password });
+          authenticator = OTPAuth.URI.parse(res.body.otpauthUri) as OTPAuth.TOTP;
+          return res;
+        },
+      },
+      'POST /api/admin/mfa/confirm': {
+        action: 'admin.mfa_enabled',
+        target: me!.id,
+        call: async () => {
+          const res = await app.http.post('/api/admin/mfa/confirm').set(as).send({ otp: authenticator!.generate() });
+          recoveryCodes = res.body.recoveryCodes;
+          return res;
         },
       },
     };
@@ -117,7 +139,9 @@ describe('the admin log', () => {
     const wallet = await app.http.get(`/api/admin/users/${user.userId}/wallet`).set(as).expect(200);
     const all = JSON.stringify(await queryRows(app.container.database, sql`select * from admin_log`));
     expect(stellarSeedsIn(all)).toEqual([]);
-    for (const secret of [wallet.body.ledgerSecretKey, ADMIN.password, 'second-admin-password', 'not-the-password', admin, '123456']) expect(all).not.toContain(secret);
+    expect(recoveryCodes).toHaveLength(10);
+    for (const secret of [wallet.body.ledgerSecretKey, ADMIN.password, 'second-admin-password', 'not-the-password', admin, '123456', authenticator!.secret.base32, ...recoveryCodes]) expect(all).not.toContain(secret);
+    expect(all).not.toContain('otpauth://');
     expect(all).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
 
     const page = await app.http.get(`/api/admin/audit-log?action=ledger.mint&adminId=${me!.id}&limit=50`).set(as).expect(200);

@@ -12,7 +12,7 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * route added to a route table or to app.ts without a row here fails the first test, and a
  * change of a route's access fails the second. CONTRACT 3 decides the roles.
  */
-const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<string, 'user' | 'unknown'> }> = {
+const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<string, 'user' | 'unknown'>; setupToken?: true }> = {
   'POST /api/users/signup': { access: 'public' },
   'POST /api/users/login': { access: 'public' },
   'GET /api/users/profile': { access: 'user' },
@@ -30,6 +30,9 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'GET /api/admin/payments': { access: 'admin' },
   'GET /api/admin/audit-log': { access: 'admin' },
   'GET /api/admin/users/:userId/wallet': { access: 'admin' },
+  // Admin MFA enrolment: the only routes a setup-only admin token (ADMIN_MFA_REQUIRED) reaches.
+  'POST /api/admin/mfa/setup': { access: 'admin', setupToken: true },
+  'POST /api/admin/mfa/confirm': { access: 'admin', setupToken: true },
   'GET /api/admin/withdrawals': { access: 'admin' },
   'POST /api/admin/withdrawals/:id/finalize': { access: 'admin' },
   'POST /api/admin/withdrawals/:id/cancel': { access: 'admin' },
@@ -72,7 +75,7 @@ function expectation(key: RouteKey) {
   return row;
 }
 
-type Credential = keyof ForgedTokens | 'none' | 'deletedUser' | 'user' | 'admin';
+type Credential = keyof ForgedTokens | 'none' | 'deletedUser' | 'user' | 'admin' | 'setupOnly';
 const REFUSED_401: Credential[] = ['none', 'garbage', 'wrongSignature', 'algNone', 'expired', 'otherAlgorithm', 'tamperedRole', 'resetToken', 'deletedUser'];
 
 const { app } = withSandboxes({ app: { scope: 'file' } });
@@ -80,6 +83,8 @@ let user: CreatedUser;
 let admin: string;
 let deletedUserToken: string;
 let forged: ForgedTokens;
+/** The admin's token as ADMIN_MFA_REQUIRED issues it before MFA is on: it may only set MFA up. */
+let setupOnly: string;
 
 beforeAll(async () => {
   user = await createUser(app);
@@ -88,6 +93,8 @@ beforeAll(async () => {
   deletedUserToken = doomed.token;
   await app.http.delete(`/api/admin/users/${doomed.userId}`).set(bearer(admin)).expect(200);
   forged = forgeTokens(user.userId, user.token, app.container.tokens.issueReset(user.userId).token);
+  const adminId = (JSON.parse(Buffer.from(admin.split('.')[1]!, 'base64url').toString('utf8')) as { sub: string }).sub;
+  setupOnly = app.container.tokens.issueAccess(adminId, 'admin', 'mfa-setup');
 });
 
 function tokenFor(credential: Credential): string | undefined {
@@ -100,6 +107,8 @@ function tokenFor(credential: Credential): string | undefined {
       return admin;
     case 'deletedUser':
       return deletedUserToken;
+    case 'setupOnly':
+      return setupOnly;
     default:
       return forged[credential];
   }
@@ -129,8 +138,8 @@ describe('the route inventory', () => {
   });
 
   it("agrees with every route table's declared access", () => {
-    const declared = tableRoutes(app.container.routeGroups).map((r) => [r.key, r.def.access]);
-    expect(declared).toEqual(declared.map(([key]) => [key, EXPECTED[key as RouteKey]?.access]));
+    const declared = tableRoutes(app.container.routeGroups).map((r) => [r.key, r.def.access, r.def.acceptsScope === 'mfa-setup']);
+    expect(declared).toEqual(declared.map(([key]) => [key, EXPECTED[key as RouteKey]?.access, EXPECTED[key as RouteKey]?.setupToken === true]));
     expect(declared.length).toBeGreaterThanOrEqual(22);
   });
 });
@@ -164,6 +173,22 @@ describe.each(protectedRoutes)('%s', (key) => {
       seen[credential] = res.status === 401 || res.status === 403 || res.status >= 500 ? res.status : 'accepted';
     }
     expect(seen).toEqual(expected);
+  });
+});
+
+describe('a setup-only admin token (ADMIN_MFA_REQUIRED, before MFA is on)', () => {
+  it('is refused 403 in the group shape on every protected route but the MFA setup routes, which take it', async () => {
+    const seen: Record<string, number | string> = {};
+    for (const key of protectedRoutes) {
+      const res = await call(key, 'setupOnly');
+      if (res.status === 403) {
+        expect([key, shapeProblem(shapeOfGroup(key.slice(key.indexOf(' ') + 1)), res.body)]).toEqual([key, undefined]);
+        // A user route refuses any admin token for its role; the others say what the token is for.
+        expect([key, JSON.stringify(res.body)]).toEqual([key, expect.stringMatching(expectation(key).access === 'user' ? /not allowed/i : /MFA must be set up first/)]);
+      }
+      seen[key] = res.status === 401 || res.status === 403 || res.status >= 500 ? res.status : 'accepted';
+    }
+    expect(seen).toEqual(Object.fromEntries(protectedRoutes.map((k) => [k, expectation(k).setupToken ? 'accepted' : 403])));
   });
 });
 
@@ -201,7 +226,7 @@ describe('the whole matrix', () => {
     };
     const loggedBefore = await countRows(app.container.database, 'admin_log');
     const before = await withoutLog();
-    for (const key of protectedRoutes) for (const credential of [...REFUSED_401, 'user', 'admin'] as Credential[]) await call(key, credential);
+    for (const key of protectedRoutes) for (const credential of [...REFUSED_401, 'user', 'admin', 'setupOnly'] as Credential[]) await call(key, credential);
     expect(await withoutLog()).toEqual(before);
     const logged = await queryRows<{ action: string }>(app.container.database, sql`select action from admin_log order by seq offset ${loggedBefore}`);
     expect(new Set(logged.map((r) => r.action))).toEqual(new Set(logged.length > 0 ? ['wallet.secret_read'] : []));

@@ -150,9 +150,24 @@ const ROUTES: FuzzRoute[] = [
   {
     key: 'POST /api/admin/login',
     token: () => undefined,
-    input: bodyInput('/api/admin/login', mutatedBody({ email: ADMIN.email, password: 'wrong-password' })),
+    input: bodyInput('/api/admin/login', mutatedBody({ email: ADMIN.email, password: 'wrong-password', otp: '123456' })),
     accepted: ({ body }) => (jsonOf(body) as { password?: unknown } | undefined)?.password === ADMIN.password,
-    examples: () => fieldExamples('/api/admin/login', { email: ADMIN.email, password: 'wrong-password' }),
+    examples: () => fieldExamples('/api/admin/login', { email: ADMIN.email, password: 'wrong-password', otp: '123456' }),
+  },
+  {
+    key: 'POST /api/admin/mfa/setup',
+    token: () => admin,
+    // The wrong password: the service refuses it (403) and nothing is enrolled.
+    input: bodyInput('/api/admin/mfa/setup', mutatedBody({ password: 'wrong-password' })),
+    accepted: ({ body }) => (jsonOf(body) as { password?: unknown } | undefined)?.password === ADMIN.password,
+    examples: () => fieldExamples('/api/admin/mfa/setup', { password: 'wrong-password' }),
+  },
+  {
+    key: 'POST /api/admin/mfa/confirm',
+    token: () => admin,
+    // Nothing to confirm: a well-formed code reaches the service, which refuses it (409).
+    input: bodyInput('/api/admin/mfa/confirm', mutatedBody({ otp: '123456' })),
+    examples: () => [{ path: '/api/admin/mfa/confirm', body: json({ otp: '123456' }), contentType: 'application/json' }, ...fieldExamples('/api/admin/mfa/confirm', { otp: '123456' })],
   },
   {
     key: 'POST /api/admin/provision',
@@ -436,9 +451,11 @@ describe.each(ROUTES.map((r) => [r.key, r] as const))('%s under hostile input', 
         const problem = answerProblem(route, res);
         if (problem) throw new Error(`${key} ${problem}`);
         expect(await stateBesidesTheAdminLog()).toEqual(before);
-        // The admin log records refused logins (a failed login is an action) and wallet reads that went through: nothing else.
+        // The admin log records refused credentials (a failed login or MFA step is an action) and wallet reads that went through: nothing else.
         const rows = await queryRows<{ action: string }>(app.container.database, sql`select action from admin_log order by seq offset ${logged}`);
-        for (const { action } of rows) expect({ key, status: res.status, action }).toEqual({ key, status: res.status, action: res.status < 300 ? 'wallet.secret_read' : 'admin.login_failed' });
+        for (const { action } of rows) {
+          expect({ key, status: res.status, action }).toEqual({ key, status: res.status, action: res.status < 300 ? 'wallet.secret_read' : expect.stringMatching(/^admin\.(login|mfa_setup|mfa_confirm)_failed$/) });
+        }
         if (route.moneyRoute) expect(await balances()).toEqual(balancesBefore);
       }),
       { numRuns: RUNS, examples: (route.examples?.() ?? []).map((e) => [e]) },
@@ -509,6 +526,8 @@ describe('path and query escapes', () => {
     expect(seen('POST /api/users/login')).toContain('401 Invalid credentials');
     expect(seen('POST /api/users/reset-password')).toContain('403 Reset token invalid');
     expect(seen('POST /api/admin/provision')).toContain('409 An admin with this email already exists');
+    expect(seen('POST /api/admin/mfa/setup')).toContain('403 Invalid password');
+    expect(seen('POST /api/admin/mfa/confirm')).toContain('409 No MFA setup to confirm: POST /api/admin/mfa/setup first');
     expect(seen('PUT /api/admin/users/:userId')).toContain('409 Username or email already taken');
     expect(seen('DELETE /api/admin/users/:userId')).toContain('404 User not found');
     expect(seen('POST /api/ledger/transfer')).toEqual(

@@ -5,8 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Keypair } from '@stellar/stellar-sdk';
 import { sql } from 'drizzle-orm';
+import { TOTP, URI } from 'otpauth';
 import { openDatabase } from '../../src/db/client';
-import { wallets as walletsTable } from '../../src/db/schema';
+import { adminMfa as adminMfaTable, mfaSecretBinding, wallets as walletsTable } from '../../src/db/schema';
+import { AdminMfaRepository } from '../../src/db/repositories/admin-mfa.repository';
+import { AdminRepository } from '../../src/db/repositories/admin.repository';
 import { SystemAccountRepository } from '../../src/db/repositories/system-account.repository';
 import { UserRepository } from '../../src/db/repositories/user.repository';
 import { WalletKeyRepository } from '../../src/db/repositories/wallet-key.repository';
@@ -43,6 +46,23 @@ async function sealedRows(app: TestApp): Promise<SealedRow[]> {
   return rows;
 }
 
+/** An admin's MFA secret as the database keeps it (admin_mfa), with the binding it opens with. */
+async function mfaRows(app: TestApp): Promise<{ admin_id: string; secret_ciphertext: string; key_id: string }[]> {
+  return queryRows(app.container.database, sql`select admin_id, secret_ciphertext, key_id from admin_mfa`);
+}
+
+const MFA_ADMIN = { email: 'mfa-rotation@example.com', password: 'mfa-admin-password' };
+
+/** Provisions an admin and turns MFA on through the API; the authenticator's TOTP. */
+async function enrolledAdmin(app: TestApp): Promise<TOTP> {
+  await app.container.admins.provision(MFA_ADMIN.email, MFA_ADMIN.password, { adminId: null });
+  const token = (await app.http.post('/api/admin/login').send(MFA_ADMIN).expect(200)).body.token as string;
+  const setup = await app.http.post('/api/admin/mfa/setup').set(bearer(token)).send({ password: MFA_ADMIN.password }).expect(200);
+  const totp = URI.parse(setup.body.otpauthUri as string) as TOTP;
+  await app.http.post('/api/admin/mfa/confirm').set(bearer(token)).send({ otp: totp.generate() }).expect(200);
+  return totp;
+}
+
 let ledger: RunningLedger;
 beforeAll(async () => {
   ledger = await startLedgerSandbox();
@@ -58,7 +78,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
     app = undefined;
   });
 
-  it('re-seals every wallet, archived wallet and system account under the new key; logins keep working; a second run changes nothing', async () => {
+  it("re-seals every wallet, archived wallet, system account and admin's MFA secret under the new key; logins keep working; a second run changes nothing", async () => {
     // Everything sealed under key A: wallets, two archived by deleting their users, the system accounts.
     app = await startTestApp({ ...ledger.env, WALLET_ENCRYPTION_KEY: KEY_A });
     const users: CreatedUser[] = [];
@@ -70,10 +90,12 @@ describe('rotating the wallet encryption key while the service runs', () => {
     }
     await app.container.ledgerModule.bootstrap.ready();
     const admin = await adminToken(app);
+    const totp = await enrolledAdmin(app);
     for (const gone of users.splice(10)) await app.http.delete(`/api/admin/users/${gone.userId}`).set(bearer(admin)).expect(200);
     const systemPublicKeys = (await sealedRows(app)).filter((r) => r.table === 'system_accounts').map((r) => r.public_key);
     expect(systemPublicKeys).toHaveLength(2);
     expect(new Set((await sealedRows(app)).map((r) => r.key_id))).toEqual(new Set([ID_A]));
+    expect((await mfaRows(app)).map((r) => r.key_id)).toEqual([ID_A]);
     await app.close();
 
     // The service restarted with B current and A previous: old rows still open.
@@ -114,10 +136,11 @@ describe('rotating the wallet encryption key while the service runs', () => {
     expect(batches).toBeGreaterThanOrEqual(4); // small batches: 10+ wallets at 3 a batch
     expect(report.currentKeyId).toBe(ID_B);
     expect(report.tables.system_accounts).toEqual({ resealed: 2, changedMeanwhile: 0, unreadable: 0 });
+    expect(report.tables.admin_mfa).toEqual({ resealed: 1, changedMeanwhile: 0, unreadable: 0 });
     expect(report.tables.wallets.unreadable + report.tables.archived_wallets.unreadable).toBe(0);
     // 10 wallets and 2 archives under A at the start; the concurrent delete moves one of them, in either table.
     expect(report.tables.wallets.resealed + report.tables.archived_wallets.resealed + report.tables.wallets.changedMeanwhile).toBeGreaterThanOrEqual(12);
-    expect(report.remaining).toEqual({ wallets: {}, archived_wallets: {}, system_accounts: {} });
+    expect(report.remaining).toEqual({ wallets: {}, archived_wallets: {}, system_accounts: {}, admin_mfa: {} });
 
     // Every row now under B, opening with B alone to the same secret, bound to its own public key.
     const rows = await sealedRows(running);
@@ -129,6 +152,10 @@ describe('rotating the wallet encryption key while the service runs', () => {
       expect(Keypair.fromSecret(secret).publicKey()).toBe(row.public_key);
       if (row.table !== 'system_accounts') expect(secret).toBe(secrets.get(row.public_key));
     }
+    // The admin's TOTP secret too: under B, opening to the authenticator's secret, bound to its admin.
+    const [mfa] = await mfaRows(running);
+    expect(mfa!.key_id).toBe(ID_B);
+    expect(onlyB.open({ ciphertext: mfa!.secret_ciphertext, keyId: mfa!.key_id }, mfaSecretBinding(mfa!.admin_id))).toBe(totp.secret.base32);
 
     // Idempotent: nothing left to do.
     const again = await rotation.rotate({ batchSize: 3 });
@@ -136,6 +163,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
       wallets: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
       archived_wallets: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
       system_accounts: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
+      admin_mfa: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
     });
     expect(await sealedRows(running)).toEqual(rows);
     await running.close();
@@ -149,6 +177,9 @@ describe('rotating the wallet encryption key while the service runs', () => {
     const issued = await app.http.post('/api/ledger/create-asset').set(bearer(await adminToken(app))).send({ assetCode: 'WLT', amount: '5' });
     expect(issued.status).toBe(200);
     expect(systemPublicKeys).toContain((await app.container.ledgerModule.bootstrap.ready()).keys.distribution.publicKey());
+    // The admin logs in with a code of the authenticator, its secret read under B alone (a step
+    // after the one the confirmation spent: within the one step of drift the service allows).
+    await app.http.post('/api/admin/login').send({ ...MFA_ADMIN, otp: totp.generate({ timestamp: Date.now() + 30_000 }) }).expect(200);
   });
 
   it('leaves rows it cannot open alone and reports them, so the old key is never dropped too early', async () => {
@@ -218,6 +249,10 @@ describe('npm run wallet:rotate-key', () => {
       const issuer = Keypair.random();
       const sealed = cipherA.seal(issuer.secret(), issuer.publicKey());
       await new SystemAccountRepository(db.db).insertOnce({ name: 'issuer', publicKey: issuer.publicKey(), secretCiphertext: sealed.ciphertext, keyId: sealed.keyId });
+      // And an admin's MFA secret.
+      const mfaAdmin = await new AdminRepository(db.db).insert('cli-mfa@example.com', 'x');
+      const mfaSecret = cipherA.seal('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', mfaSecretBinding(mfaAdmin.id));
+      await new AdminMfaRepository(db.db).startEnrolment(mfaAdmin.id, { secretCiphertext: mfaSecret.ciphertext, keyId: mfaSecret.keyId });
 
       const first = await run(dataDir);
       expect(first.stderr).toBe('');
@@ -226,12 +261,14 @@ describe('npm run wallet:rotate-key', () => {
       expect(first.stdout).toContain('wallets: 3 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(first.stdout).toContain('archived_wallets: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(first.stdout).toContain('system_accounts: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
+      expect(first.stdout).toContain('admin_mfa: 1 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(first.stdout).toContain('remaining under other keys: none');
 
       const second = await run(dataDir);
       expect(second.code).toBe(0);
       expect(second.stdout).toContain('wallets: 0 re-encrypted, 0 changed meanwhile, 0 unreadable');
       expect(second.stdout).toContain('system_accounts: 0 re-encrypted');
+      expect(second.stdout).toContain('admin_mfa: 0 re-encrypted');
 
       // The command left the server running for this process, which reads the result on it.
       const onlyB = new WalletCipher(Buffer.from(KEY_B, 'base64'));
@@ -241,6 +278,8 @@ describe('npm run wallet:rotate-key', () => {
         expect(row.keyId).toBe(ID_B);
         expect(Keypair.fromSecret(onlyB.open({ ciphertext: row.secretCiphertext, keyId: row.keyId }, row.publicKey)).publicKey()).toBe(row.publicKey);
       }
+      const [mfa] = await db.db.select().from(adminMfaTable);
+      expect(onlyB.open({ ciphertext: mfa!.secretCiphertext, keyId: mfa!.keyId }, mfaSecretBinding(mfa!.adminId))).toBe('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
     } finally {
       await db.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { TOTP, URI } from 'otpauth';
 import { signPaystackPayload } from '@wallet/paystack-sandbox';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { startLedgerSandbox, startPaystackSandbox } from '../helpers/sandboxes';
 import { startTestSmtp } from '../helpers/smtp';
-import { stellarSeedsIn } from '../helpers/secret-patterns';
+import { OTPAUTH_URI, RECOVERY_CODE_SHAPE, stellarSeedsIn } from '../helpers/secret-patterns';
 import { startTestApp } from '../helpers/test-app';
 
 const JWT = /eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}/;
@@ -26,7 +27,7 @@ const INSTALL_FAULT = [
 const REMOVE_FAULT = ['drop trigger if exists hardening_refuse_user on users', 'drop function if exists hardening_refuse_user()'];
 
 describe('logs at trace level across every route group', () => {
-  it('never contain a secret key, a password or its hash, a JWT, a reset token, the provider key or a webhook signature', async () => {
+  it('never contain a secret key, a password or its hash, a JWT, a reset token, the provider key, a webhook signature, a TOTP secret or a recovery code', async () => {
     const smtp = await startTestSmtp();
     const ledger = await startLedgerSandbox();
     const provider = await startPaystackSandbox();
@@ -58,6 +59,22 @@ describe('logs at trace level across every route group', () => {
       secrets.push('wrong-admin-secret-6', 'provisioned-secret-7');
       const wallet = await app.http.get(`/api/admin/users/${bob.userId}/wallet`).set(bearer(admin)).expect(200);
       secrets.push(wallet.body.ledgerSecretKey as string);
+
+      // Admin MFA, for the provisioned admin: setup, confirm, a login with a code, one with a
+      // recovery code, the same recovery code refused. (The codes themselves are six digits, too
+      // short to look for in a log of timestamps: what must not leak is the secret they come from.)
+      const second = { email: 'second@example.com', password: 'provisioned-secret-7' };
+      const secondToken = (await app.http.post('/api/admin/login').send(second).expect(200)).body.token as string;
+      secrets.push(secondToken);
+      const setup = await app.http.post('/api/admin/mfa/setup').set(bearer(secondToken)).send({ password: second.password }).expect(200);
+      const totp = URI.parse(setup.body.otpauthUri as string) as TOTP;
+      secrets.push(setup.body.otpauthUri as string, totp.secret.base32);
+      const confirm = await app.http.post('/api/admin/mfa/confirm').set(bearer(secondToken)).send({ otp: totp.generate() }).expect(200);
+      const recoveryCodes = confirm.body.recoveryCodes as string[];
+      secrets.push(...recoveryCodes);
+      await app.http.post('/api/admin/login').send({ ...second, otp: totp.generate({ timestamp: Date.now() + 30_000 }) }).expect(200);
+      await app.http.post('/api/admin/login').send({ ...second, otp: recoveryCodes[0] }).expect(200);
+      await app.http.post('/api/admin/login').send({ ...second, otp: recoveryCodes[0] }).expect(401);
 
       // Ledger: issue, mint, transfer (with an idempotency key, replayed), balances, lists, failures.
       await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }).expect(200);
@@ -109,8 +126,10 @@ describe('logs at trace level across every route group', () => {
       expect(stellarSeedsIn(logs)).toEqual([]);
       expect(logs).not.toMatch(JWT);
       expect(logs).not.toMatch(BCRYPT_HASH);
+      expect(logs).not.toMatch(OTPAUTH_URI);
+      expect(logs).not.toMatch(RECOVERY_CODE_SHAPE);
       // Every request line is there, by path only (query strings carry references and reset tokens).
-      for (const path of ['/api/users/login', '/api/ledger/transfer', '/api/payments/verify-payment', '/api/payments/callback', '/api/admin/provision']) {
+      for (const path of ['/api/users/login', '/api/ledger/transfer', '/api/payments/verify-payment', '/api/payments/callback', '/api/admin/provision', '/api/admin/mfa/setup', '/api/admin/mfa/confirm']) {
         expect(logs).toContain(`"path":"${path}"`);
       }
     } finally {

@@ -50,6 +50,12 @@ describe('configuration', () => {
     expect(parseEnv(complete).NODE_ENV).toBe('production');
     const config = loadConfig({ ...complete, DATA_DIR: tmp() });
     expect(config.requireHttpsForSecrets).toBe(true);
+    // Admin MFA is required in production unless ADMIN_MFA_REQUIRED says otherwise; elsewhere only when it says so.
+    expect(config.adminMfaRequired).toBe(true);
+    expect(loadConfig({ ...complete, DATA_DIR: tmp(), ADMIN_MFA_REQUIRED: 'false' }).adminMfaRequired).toBe(false);
+    expect(loadConfig({ DATA_DIR: tmp() }).adminMfaRequired).toBe(false);
+    expect(loadConfig({ DATA_DIR: tmp(), ADMIN_MFA_REQUIRED: 'true' }).adminMfaRequired).toBe(true);
+    expect(() => parseEnv({ ADMIN_MFA_REQUIRED: 'yes' })).toThrow(/ADMIN_MFA_REQUIRED/);
   });
 
   describe('WEB_CONCURRENCY', () => {

@@ -16,6 +16,10 @@ export class AdminRepository extends AccountCredentials {
     return row!;
   }
 
+  async findById(id: string): Promise<AdminRow | undefined> {
+    return first(this.db.select().from(admins).where(eq(admins.id, id)));
+  }
+
   async findByEmail(email: string): Promise<AdminRow | undefined> {
     return first(this.db.select().from(admins).where(eq(admins.email, email)));
   }

@@ -1,17 +1,20 @@
 import { and, asc, count, eq, gt, ne } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../client';
-import { archivedWallets, systemAccounts, wallets } from '../schema';
+import { adminMfa, archivedWallets, mfaSecretBinding, systemAccounts, wallets } from '../schema';
 
-/** The tables that hold secret seeds sealed by WalletCipher. */
-export const SEALED_TABLES = ['wallets', 'archived_wallets', 'system_accounts'] as const;
+/** The tables that hold secrets sealed by WalletCipher: ledger secret seeds, and admins' TOTP secrets. */
+export const SEALED_TABLES = ['wallets', 'archived_wallets', 'system_accounts', 'admin_mfa'] as const;
 export type SealedTable = (typeof SEALED_TABLES)[number];
 
 export interface SealedRow {
-  /** The row's primary key: user id, archive id or system account name. */
+  /** The row's primary key: user id, archive id, system account name or admin id. */
   id: string;
-  /** The sealing's associated data: a ciphertext opens only with its own public key. */
-  publicKey: string;
+  /**
+   * The sealing's associated data: a ciphertext opens only with what it was bound to (a wallet's
+   * public key; for an admin's TOTP secret, mfaSecretBinding of the admin id).
+   */
+  boundTo: string;
   secretCiphertext: string;
   keyId: string;
 }
@@ -19,30 +22,40 @@ export interface SealedRow {
 interface SealedColumns {
   table: PgTable;
   id: PgColumn;
-  publicKey: PgColumn;
+  /** The column the associated data comes from, and how (the column as it is, unless `bind` says). */
+  boundTo: PgColumn;
+  bind?: (value: string) => string;
   secretCiphertext: PgColumn;
   keyId: PgColumn;
 }
 
 const COLUMNS: Record<SealedTable, SealedColumns> = {
-  wallets: { table: wallets, id: wallets.userId, publicKey: wallets.publicKey, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId },
+  wallets: { table: wallets, id: wallets.userId, boundTo: wallets.publicKey, secretCiphertext: wallets.secretCiphertext, keyId: wallets.keyId },
   archived_wallets: {
     table: archivedWallets,
     id: archivedWallets.id,
-    publicKey: archivedWallets.publicKey,
+    boundTo: archivedWallets.publicKey,
     secretCiphertext: archivedWallets.secretCiphertext,
     keyId: archivedWallets.keyId,
   },
   system_accounts: {
     table: systemAccounts,
     id: systemAccounts.name,
-    publicKey: systemAccounts.publicKey,
+    boundTo: systemAccounts.publicKey,
     secretCiphertext: systemAccounts.secretCiphertext,
     keyId: systemAccounts.keyId,
   },
+  admin_mfa: {
+    table: adminMfa,
+    id: adminMfa.adminId,
+    boundTo: adminMfa.adminId,
+    bind: mfaSecretBinding,
+    secretCiphertext: adminMfa.secretCiphertext,
+    keyId: adminMfa.keyId,
+  },
 };
 
-/** Reads and re-seals encrypted secret seeds across the three tables that keep them (key rotation). */
+/** Reads and re-seals encrypted secrets across the tables that keep them (key rotation). */
 export class WalletKeyRepository {
   constructor(private readonly db: Database) {}
 
@@ -54,12 +67,13 @@ export class WalletKeyRepository {
     const c = COLUMNS[table];
     const otherKey = ne(c.keyId, currentKeyId);
     const rows = await this.db
-      .select({ id: c.id, publicKey: c.publicKey, secretCiphertext: c.secretCiphertext, keyId: c.keyId })
+      .select({ id: c.id, boundTo: c.boundTo, secretCiphertext: c.secretCiphertext, keyId: c.keyId })
       .from(c.table)
       .where(afterId === undefined ? otherKey : and(otherKey, gt(c.id, afterId)))
       .orderBy(asc(c.id))
       .limit(limit);
-    return rows.map((r) => ({ id: String(r.id), publicKey: String(r.publicKey), secretCiphertext: String(r.secretCiphertext), keyId: String(r.keyId) }));
+    const bind = c.bind ?? ((value: string) => value);
+    return rows.map((r) => ({ id: String(r.id), boundTo: bind(String(r.boundTo)), secretCiphertext: String(r.secretCiphertext), keyId: String(r.keyId) }));
   }
 
   /**
@@ -70,7 +84,7 @@ export class WalletKeyRepository {
     const c = COLUMNS[table];
     const changed = await this.db
       .update(c.table)
-      // The three tables name these columns alike (secretCiphertext, keyId).
+      // The sealed tables name these columns alike (secretCiphertext, keyId).
       .set({ secretCiphertext: next.secretCiphertext, keyId: next.keyId } as never)
       .where(and(eq(c.id, id), eq(c.keyId, expected.keyId), eq(c.secretCiphertext, expected.secretCiphertext)))
       .returning({ id: c.id });

@@ -72,10 +72,42 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
 
   'POST /api/admin/login': {
-    request: { email: 'root@example.com', password: 'admin-password-1' },
+    request: { email: 'root@example.com', password: 'admin-password-1', otp: '492039' },
     response: { message: 'Login successful', token: EXAMPLE.jwt },
-    description: 'The token is valid for 2 hours.',
-    errors: { 401: ['Invalid credentials'], 404: ['Admin not found'] },
+    description:
+      'The token is valid for 2 hours. Once the admin\'s MFA is on (`POST /api/admin/mfa/confirm`), `otp` is required: the 6-digit code of the authenticator app ' +
+      '(one step of 30 s either side of now is accepted, and each code works once: the same code again is 401) or one of the recovery codes (each works once). ' +
+      'Without MFA `otp` is not looked at. With `ADMIN_MFA_REQUIRED` (default in production), an admin without MFA gets a token that only the two MFA setup routes take (every other route answers it 403): ' +
+      'set MFA up, then log in again with a code.',
+    errors: { 401: ['Invalid credentials', 'One-time code required', 'Invalid one-time code'], 404: ['Admin not found'] },
+  },
+  'POST /api/admin/mfa/setup': {
+    request: { password: 'admin-password-1' },
+    response: {
+      message: 'Scan the QR code with an authenticator app, then confirm with its code',
+      otpauthUri: 'otpauth://totp/Wallet%20(wallet.example.com):root%40example.com?issuer=Wallet%20(wallet.example.com)&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
+      qrSvg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 61 61" shape-rendering="crispEdges"><path fill="#ffffff" d="M0 0h61v61H0z"/><path stroke="#000000" d="M4 4.5h7m1 0h1..."/></svg>',
+    },
+    description:
+      'Starts MFA enrolment (TOTP, RFC 6238: SHA-1, 6 digits, 30 s) with a new secret, answered only here, in the `otpauth://` URI and its QR code (SVG); ' +
+      'stored encrypted like wallet keys. The admin\'s password is asked again, so a session alone cannot enrol an authenticator. Pending until confirmed: ' +
+      'a second setup before that replaces the secret; once MFA is on, 409. Takes the setup-only token of `ADMIN_MFA_REQUIRED`. Answered only over HTTPS in production, never cached; ' +
+      'rate limited like the logins.',
+    errors: { 403: ['Invalid password'], 409: ['MFA is already on for this account'] },
+  },
+  'POST /api/admin/mfa/confirm': {
+    request: { otp: '492039' },
+    response: {
+      message: 'MFA is on: keep the recovery codes safe, each works once and they are not shown again',
+      recoveryCodes: ['K7QH-2MXA-PL4D-W3ZB', 'T5RC-QW2N-6HJE-ZK7M', 'MXF3-4VNB-YS2Q-LD6P', 'B2GK-7WRT-N3ZH-QA5C', 'H6PJ-ZE4M-2XKR-VC7N', 'R3DW-5QYL-K7TB-M2GF', 'ZN4C-H2VX-Q6PM-7KJR', 'W7LA-3BTS-MD5Q-XE2Y', 'P5KE-6ZRN-2CHW-VB4T', 'Q2MX-J7DF-L5RA-3NZK'],
+    },
+    description:
+      'Turns MFA on with the current code of the authenticator app (that code is spent: log in with a later one) and answers the ten recovery codes, the only time they are shown ' +
+      '(stored as SHA-256 hashes; each logs in once, as `otp`, when the authenticator is lost). Takes the setup-only token of `ADMIN_MFA_REQUIRED`; after confirming, log in again with a code for a full admin token.',
+    errors: {
+      400: ['Invalid one-time code'],
+      409: ['No MFA setup to confirm: POST /api/admin/mfa/setup first', 'MFA is already on for this account', 'The MFA setup changed meanwhile: confirm with a code of the latest setup'],
+    },
   },
   'POST /api/admin/provision': {
     request: { email: 'ops@example.com', password: 'another-admin-password' },
