@@ -3,6 +3,7 @@ import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, time
 import { PAYMENT_STATES } from '../domain/payment-lifecycle';
 import { createdAt, credentials, id, sealedSecret, updatedAt } from './columns';
 
+export * from './approval-schema';
 export * from './journal-schema';
 export * from './withdrawal-schema';
 
