@@ -6,6 +6,7 @@ import { Mailer } from './clients/mailer';
 import type { Config } from './config/env';
 import { openDatabase, type DatabaseHandle } from './db/client';
 import { AdminRepository } from './db/repositories/admin.repository';
+import { ApprovalRepository } from './db/repositories/approval.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
 import { ReversalRepository } from './db/repositories/reversal.repository';
@@ -37,6 +38,7 @@ import { countPaymentsByStatus, readPaymentAlerts } from './metrics/payment-coun
 import { authenticate, PrincipalCache } from './middleware/auth';
 import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
+import { adminApprovalRoutes } from './routes/approval.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
 import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
@@ -47,6 +49,7 @@ import { createPasswordHasher, type PasswordHasher } from './security/password-h
 import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
 import { AdminService } from './services/admin.service';
+import { ApprovalService } from './services/approval.service';
 import { LedgerService } from './services/ledger.service';
 import { MailOutboxService } from './services/mail-outbox.service';
 import { WalletActivationService } from './services/wallet-activation.service';
@@ -155,9 +158,12 @@ export async function buildContainer(configured: Config, logger: Logger, options
     budget: { counters: rateLimitRepo, walletsPerHour: config.ledger.signupWalletsPerHour, onOutcome: (outcome) => metrics.countSignupWallet(outcome) },
   });
   const reversalRepo = new ReversalRepository(db);
+  const approvalRepo = new ApprovalRepository(db);
   const ledger = new LedgerService({
     ledger: tokenReads, journal, wallets: walletRepo, transactions: transactionRepo, reversals: reversalRepo, tokenCode: config.ledger.tokenCode,
+    approvals: approvalRepo, approvalThresholdStroops: config.mintApprovalThresholdStroops,
   });
+  const approvals = new ApprovalService({ approvals: approvalRepo, ledger });
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
@@ -194,7 +200,11 @@ export async function buildContainer(configured: Config, logger: Logger, options
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
-    '/api/admin': [...adminRoutes({ admins, payments, ...common }), ...adminWithdrawalRoutes({ withdrawals })],
+    '/api/admin': [
+      ...adminRoutes({ admins, payments, ...common }),
+      ...adminWithdrawalRoutes({ withdrawals }),
+      ...adminApprovalRoutes({ approvals, tokenCode: config.ledger.tokenCode }),
+    ],
     '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
     '/api/payments': [...paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }), ...withdrawalRoutes({ accounts: payoutAccounts, withdrawals })],
   };

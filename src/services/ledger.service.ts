@@ -1,9 +1,11 @@
 import type { Asset } from '@stellar/stellar-sdk';
+import type { ApprovalRepository, ApprovalRow, NewApproval } from '../db/repositories/approval.repository';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { CountedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
 import type { WalletRepository, WalletRow } from '../db/repositories/wallet.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
+import { APPROVAL_ACTION, needsApproval } from '../domain/approval-lifecycle';
 import { AppError, RECEIVER_NOT_FOUND } from '../errors/app-error';
 import { adminMintCommand } from '../ledger/kinds/admin-mint';
 import { issueCommand } from '../ledger/kinds/issue';
@@ -11,6 +13,7 @@ import { transferCommand } from '../ledger/kinds/transfer';
 import type { JournalWrites } from '../ledger/ledger-bootstrap';
 import { answeredWrite, type AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerAccount, TokenReads } from '../ledger/token-reads';
+import type { WriteResult } from '../ledger/write-command';
 
 export interface LedgerServiceDeps {
   ledger: TokenReads;
@@ -18,8 +21,21 @@ export interface LedgerServiceDeps {
   wallets: WalletRepository;
   transactions: TransactionRepository;
   reversals: ReversalRepository;
+  approvals: ApprovalRepository;
   tokenCode: string;
+  /** MINT_APPROVAL_THRESHOLD in stroops: a mint or issue of more waits for a second admin; undefined: none does. */
+  approvalThresholdStroops: bigint | undefined;
 }
+
+/** A mint or issue above MINT_APPROVAL_THRESHOLD: recorded for a second admin, nothing moved (`replayed`: its Idempotency-Key's earlier approval). */
+export interface AwaitingApproval {
+  written: false;
+  approval: ApprovalRow;
+  replayed: boolean;
+}
+
+/** What an admin's mint or issue request became: written through the journal, or waiting for a second admin. */
+export type MoneyCreation = AnsweredWrite | AwaitingApproval;
 
 /** Balances, transfers, issuing and minting: the ledger use cases behind /api/ledger and mint-tokens. */
 export class LedgerService {
@@ -76,32 +92,105 @@ export class LedgerService {
 
   /**
    * Issues `stroops` new tokens from the issuing account to the distribution account, adding the
-   * distribution account's trustline in the same transaction when it is missing.
+   * distribution account's trustline in the same transaction when it is missing. Above
+   * MINT_APPROVAL_THRESHOLD nothing is issued: the request waits for a second admin (ApprovalService).
    */
-  async createAsset(assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
-    const previous = await this.deps.journal.previousWrite(idempotency);
-    if (previous) return answeredWrite(previous, this.deps.tokenCode);
+  async createAsset(adminId: string, assetCode: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<MoneyCreation> {
+    const previous = await this.previousCreation(idempotency);
+    if (previous) return previous;
     if (assetCode !== this.deps.tokenCode) throw new AppError('VALIDATION', `assetCode must be ${this.deps.tokenCode}`);
-    await this.deps.ledger.asset();
-    return answeredWrite(await this.deps.journal.write(issueCommand({ stroops }), { idempotency }), this.deps.tokenCode);
+    if (needsApproval(stroops, this.deps.approvalThresholdStroops)) {
+      return this.awaitApproval({ action: APPROVAL_ACTION.issue, amountStroops: stroops, assetCode, requestedBy: adminId }, idempotency);
+    }
+    const issued = answeredWrite(await this.issue(stroops, { idempotency }), this.deps.tokenCode);
+    // admin log: create-asset
+    return issued;
   }
 
   /**
    * Mints (pays from the distribution account) `stroops` tokens to a user's active wallet: the
    * admin's manual path. Payments go through PaymentService, which consumes their reference.
+   * Above MINT_APPROVAL_THRESHOLD nothing is minted: the request waits for a second admin (ApprovalService).
    */
-  async mintToUser(userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
-    const previous = await this.deps.journal.previousWrite(idempotency);
-    if (previous) return answeredWrite(previous, this.deps.tokenCode);
-    await this.deps.ledger.asset();
-    const wallet = await this.activeWallet(userId, 'User');
-    return answeredWrite(await this.deps.journal.write(adminMintCommand({ userId, to: wallet.publicKey, stroops }), { idempotency }), this.deps.tokenCode);
+  async mintToUser(adminId: string, userId: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<MoneyCreation> {
+    const previous = await this.previousCreation(idempotency);
+    if (previous) return previous;
+    if (needsApproval(stroops, this.deps.approvalThresholdStroops)) {
+      // Refused now rather than approved later: the second admin approves a mint that can be written.
+      await this.activeWallet(userId, 'User');
+      return this.awaitApproval({ action: APPROVAL_ACTION.mint, userId, amountStroops: stroops, assetCode: this.deps.tokenCode, requestedBy: adminId }, idempotency);
+    }
+    const minted = answeredWrite(await this.mint(userId, stroops, { idempotency }), this.deps.tokenCode);
+    // admin log: mint-tokens
+    return minted;
+  }
+
+  /**
+   * Writes an approved request (a mint or an issue) through the journal, claimed by its approval:
+   * once, whatever retries and races. An approval already written, or written meanwhile by
+   * another approver, is answered its entry as it stands now (200 confirmed, 202 pending, or its
+   * refusal), exactly as a retried Idempotency-Key is; nothing is written twice.
+   */
+  async writeApproved(approval: ApprovalRow): Promise<AnsweredWrite> {
+    if (approval.entryId) {
+      const previous = await this.deps.journal.writtenEntry(approval.entryId);
+      if (previous) return answeredWrite(previous, this.deps.tokenCode);
+      // Its entry was dropped unsent (nothing moved): it is written again, claimed again.
+      await this.deps.approvals.released(approval.id, approval.entryId);
+    }
+    const options = { approvalId: approval.id };
+    const result =
+      approval.action === APPROVAL_ACTION.mint ? await this.mint(approval.userId!, approval.amountStroops, options) : await this.issue(approval.amountStroops, options);
+    if (result.written || result.reason !== 'claimed') return answeredWrite(result, this.deps.tokenCode);
+    // Another approver's entry took the approval first (committed by now): that entry is the answer.
+    const claimedBy = (await this.deps.approvals.find(approval.id))?.entryId;
+    const written = claimedBy ? await this.deps.journal.writtenEntry(claimedBy) : undefined;
+    if (!written) throw new AppError('CONFLICT', 'The approval is being written by another request; ask again for its state');
+    return answeredWrite(written, this.deps.tokenCode);
   }
 
   /** A page of the user's records as GET /api/ledger/transactions/:userId answers them (PostgreSQL's rows, in array mode), with their total. */
   async transactionPage(userId: string, limit: number, offset: number): Promise<{ items: CountedRecordTuple[]; total: number }> {
     const { rows, total } = await this.deps.transactions.userPage(userId, limit, offset);
     return { items: rows, total };
+  }
+
+  /** The mint itself: the user's wallet must be active. */
+  private async mint(userId: string, stroops: bigint, options: { idempotency?: IdempotencyClaim; approvalId?: string }): Promise<WriteResult> {
+    await this.deps.ledger.asset();
+    const wallet = await this.activeWallet(userId, 'User');
+    return this.deps.journal.write(adminMintCommand({ userId, to: wallet.publicKey, stroops, approvalId: options.approvalId }), { idempotency: options.idempotency });
+  }
+
+  /** The issue itself. */
+  private async issue(stroops: bigint, options: { idempotency?: IdempotencyClaim; approvalId?: string }): Promise<WriteResult> {
+    await this.deps.ledger.asset();
+    return this.deps.journal.write(issueCommand({ stroops, approvalId: options.approvalId }), { idempotency: options.idempotency });
+  }
+
+  /**
+   * What a mint or issue with this Idempotency-Key was already answered: the journal's entry bound
+   * to it, or the approval it is bound to (the same body: that approval again; another body: 409).
+   * Undefined when the key is free.
+   */
+  private async previousCreation(idempotency: IdempotencyClaim | undefined): Promise<MoneyCreation | undefined> {
+    const previous = await this.deps.journal.previousWrite(idempotency);
+    if (previous) return answeredWrite(previous, this.deps.tokenCode);
+    const bound = idempotency ? await this.deps.approvals.findByKey(idempotency) : undefined;
+    if (!bound) return undefined;
+    if (bound.requestHash !== idempotency!.requestHash) throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
+    return { written: false, approval: bound, replayed: true };
+  }
+
+  /** Records the request for a second admin; nothing moves. */
+  private async awaitApproval(request: NewApproval, idempotency: IdempotencyClaim | undefined): Promise<AwaitingApproval> {
+    const recorded = await this.deps.approvals.request(request, idempotency);
+    if (recorded.recorded) {
+      // admin log: mint-tokens or create-asset, awaiting approval
+      return { written: false, approval: recorded.approval, replayed: false };
+    }
+    if (recorded.reason === 'key_reused') throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
+    return { written: false, approval: recorded.approval, replayed: true };
   }
 
   private async activeWallet(userId: string, whose = 'Your'): Promise<WalletRow> {
