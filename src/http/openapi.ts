@@ -39,7 +39,9 @@ const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers 
 
 **Lists** take \`?limit\` (default 100, at most 1000) and \`?offset\`; the body is an array and the total is in \`X-Total-Count\`.
 
-**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header (required on \`POST /api/payments/withdrawals\`, where money leaves the service): the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).`;
+**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header (required on \`POST /api/payments/withdrawals\`, where money leaves the service): the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).
+
+**Two people for money creation.** With MINT_APPROVAL_THRESHOLD set (required in production), a \`mint-tokens\` or \`create-asset\` of more tokens moves nothing: it answers 202 with the approval's id (\`approvalId\`, and the \`Approval-Id\` header), and another admin approves it with \`POST /api/admin/approvals/{id}/approve\` within 24 hours, which answers what the original route would have.`;
 
 /** `/users/:userId` -> `/users/{userId}`. */
 export const toOpenApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
