@@ -201,9 +201,9 @@ const APPROVAL_TEXT =
   'Or, above MINT_APPROVAL_THRESHOLD: nothing moved, the request waits for a second admin (`POST /api/admin/approvals/{id}/approve`); the approval\'s id is in the `Approval-Id` header (and `approvalId` of a JSON body).';
 
 /** A success response with a plain-text form besides its JSON one (`text`), when the route has one. */
-function withText(response: ResponseConfig, text: string | undefined, summary: string): ResponseConfig {
+function withText(response: ResponseConfig, text: string | undefined): ResponseConfig {
   if (text === undefined) return response;
-  return { ...response, content: { ...response.content, 'text/plain': { schema: { type: 'string' }, examples: { [slug(summary)]: { summary, value: text } } } } };
+  return { ...response, content: { ...response.content, 'text/plain': { schema: { type: 'string' }, example: text } } };
 }
 
 /**
@@ -241,7 +241,7 @@ function describeRoute(base: string, route: RouteDef): RouteConfig {
   const notes = ROUTE_NOTES[routeKey(route.method, fullPath)] ?? {};
   const shape = errorShapeOf(base);
   const body = route.request?.body;
-  const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: withText(successResponse(route, notes), notes.textAnswers?.[200], route.summary) };
+  const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: withText(successResponse(route, notes), notes.textAnswers?.[200]) };
   const accepted = acceptedResponse(notes);
   if (accepted) responses[202] = accepted;
   for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, shape, notes);
