@@ -9,6 +9,7 @@ import { AdminRepository } from './db/repositories/admin.repository';
 import { AdminLogRepository } from './db/repositories/admin-log.repository';
 import { AdminMfaRepository } from './db/repositories/admin-mfa.repository';
 import { RecoveryCodeRepository } from './db/repositories/recovery-code.repository';
+import { ApprovalRepository } from './db/repositories/approval.repository';
 import { IdempotencyRepository } from './db/repositories/idempotency.repository';
 import { PaymentRepository } from './db/repositories/payment.repository';
 import { ReversalRepository } from './db/repositories/reversal.repository';
@@ -41,6 +42,7 @@ import { authenticate, PrincipalCache } from './middleware/auth';
 import { createRateLimits } from './middleware/rate-limit';
 import { adminRoutes } from './routes/admin.routes';
 import { adminMfaRoutes } from './routes/admin-mfa.routes';
+import { adminApprovalRoutes } from './routes/approval.routes';
 import { ledgerRoutes } from './routes/ledger.routes';
 import type { RouteDef } from './routes/route-table';
 import { paymentsRoutes, paymentsWebhookRouter } from './routes/payments.routes';
@@ -52,6 +54,7 @@ import { TokenService } from './security/tokens';
 import { WalletCipher } from './security/wallet-cipher';
 import { AdminService } from './services/admin.service';
 import { AdminMfaService } from './services/admin-mfa.service';
+import { ApprovalService } from './services/approval.service';
 import { LedgerService } from './services/ledger.service';
 import { MailOutboxService } from './services/mail-outbox.service';
 import { WalletActivationService } from './services/wallet-activation.service';
@@ -164,9 +167,13 @@ export async function buildContainer(configured: Config, logger: Logger, options
     budget: { counters: rateLimitRepo, walletsPerHour: config.ledger.signupWalletsPerHour, onOutcome: (outcome) => metrics.countSignupWallet(outcome) },
   });
   const reversalRepo = new ReversalRepository(db);
+  const approvalRepo = new ApprovalRepository(db);
+  const adminLog = new AdminLogRepository(db);
   const ledger = new LedgerService({
     ledger: tokenReads, journal, wallets: walletRepo, transactions: transactionRepo, reversals: reversalRepo, tokenCode: config.ledger.tokenCode,
+    approvals: approvalRepo, approvalThresholdStroops: config.mintApprovalThresholdStroops, log: adminLog,
   });
+  const approvals = new ApprovalService({ approvals: approvalRepo, ledger, log: adminLog });
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
@@ -188,7 +195,6 @@ export async function buildContainer(configured: Config, logger: Logger, options
     onMailQueued: () => setImmediate(() => void mailOutbox.run()),
     onPasswordChanged: (id) => principals.forget({ id, role: 'user' }),
   });
-  const adminLog = new AdminLogRepository(db);
   const adminRepo = new AdminRepository(db);
   const adminMfa = new AdminMfaService({
     db, admins: adminRepo, mfa: new AdminMfaRepository(db), recoveryCodes: new RecoveryCodeRepository(db), hasher, cipher, log: adminLog,
@@ -212,7 +218,12 @@ export async function buildContainer(configured: Config, logger: Logger, options
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
     '/api/users': usersRoutes({ users, resets, ...common }),
-    '/api/admin': [...adminRoutes({ admins, payments, ...common }), ...adminMfaRoutes({ mfa: adminMfa, ...common }), ...adminWithdrawalRoutes({ withdrawals })],
+    '/api/admin': [
+      ...adminRoutes({ admins, payments, ...common }),
+      ...adminMfaRoutes({ mfa: adminMfa, ...common }),
+      ...adminWithdrawalRoutes({ withdrawals }),
+      ...adminApprovalRoutes({ approvals, tokenCode: config.ledger.tokenCode }),
+    ],
     '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
     '/api/payments': [...paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }), ...withdrawalRoutes({ accounts: payoutAccounts, withdrawals })],
   };

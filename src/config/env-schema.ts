@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { z } from 'zod';
+import { parseLedgerAmount } from '../domain/amounts';
 import { ConfigError } from './config-error';
 
 // The environment as the service accepts it: one zod schema, every variable's type, range and
@@ -58,6 +59,9 @@ const envSchema = z.object({
   SIGNUP_WALLETS_PER_HOUR: z.coerce.number().int().min(0).default(1000),
   // At least one stroop per Naira: a rate of 0 would take buyers' money and mint nothing.
   TOKENS_PER_NAIRA: decimalText.refine((v) => /[1-9]/.test(v), 'must be more than 0 (at 0 a payment mints nothing)').default('1'),
+  // Two people for money creation (CONTRACT 11): a mint-tokens or create-asset of more tokens than
+  // this waits for a second admin's approval (0: every one does). Unset, none does (the spec's answers).
+  MINT_APPROVAL_THRESHOLD: decimalText.refine((v) => parseLedgerAmount(v) !== undefined, 'must be at most 922337203685.4775807 tokens').optional(),
   PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
   PAYSTACK_BASE_URL: z.url().default('https://api.paystack.co'),
   PAYSTACK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -107,7 +111,10 @@ const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-/** Variables that must be set in production: each would otherwise fall back to a sandbox or a generated secret. */
+/**
+ * Variables that must be set in production: each would otherwise fall back to a sandbox or a
+ * generated secret, or (MINT_APPROVAL_THRESHOLD) let one admin's password create any amount of money.
+ */
 const REQUIRED_IN_PRODUCTION = [
   'DATABASE_URL',
   'PAYSTACK_SECRET_KEY',
@@ -116,6 +123,7 @@ const REQUIRED_IN_PRODUCTION = [
   'WALLET_ENCRYPTION_KEY',
   'ISSUER_SECRET',
   'DISTRIBUTION_SECRET',
+  'MINT_APPROVAL_THRESHOLD',
 ] as const;
 
 /** The environment checked against the schema; throws ConfigError naming every offending variable. */
@@ -133,7 +141,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     if (env.STELLAR_RPC_URL === undefined && env.HORIZON_URL === undefined) missing.splice(1, 0, 'STELLAR_RPC_URL (or HORIZON_URL)');
     if (missing.length > 0) {
       throw new ConfigError(
-        `Invalid configuration: NODE_ENV=production refuses sandboxes and generated secrets; set ${missing.join(', ')}`,
+        `Invalid configuration: NODE_ENV=production refuses sandboxes, generated secrets and money created by one admin alone; set ${missing.join(', ')}`,
       );
     }
   }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { Networks } from '@stellar/stellar-sdk';
+import { parseLedgerAmount } from '../domain/amounts';
 import { ConfigError } from './config-error';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { parseEnv, type Env } from './env-schema';
@@ -81,6 +82,11 @@ export interface Config {
     /** Questions about one payment before the sweep stops asking (it stays as it is, counted for an operator). */
     checkMaxAttempts: number;
   };
+  /**
+   * MINT_APPROVAL_THRESHOLD in stroops: a mint-tokens or create-asset of more waits for a second
+   * admin (0: every one). Undefined: none does.
+   */
+  mintApprovalThresholdStroops: bigint | undefined;
   withdrawals: {
     /** The smallest withdrawal, in kobo. */
     minKobo: bigint;
@@ -175,6 +181,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       checkRetryMs: env.PAYMENT_CHECK_RETRY_MS,
       checkMaxAttempts: env.PAYMENT_CHECK_MAX_ATTEMPTS,
     },
+    mintApprovalThresholdStroops: env.MINT_APPROVAL_THRESHOLD === undefined ? undefined : parseLedgerAmount(env.MINT_APPROVAL_THRESHOLD),
     withdrawals: { minKobo: env.WITHDRAWAL_MIN_NAIRA, dailyLimitKobo: env.WITHDRAWAL_DAILY_LIMIT_NAIRA, checkRetryMs: env.WITHDRAWAL_CHECK_RETRY_MS },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,

@@ -96,6 +96,8 @@ export const ledgerEntries = pgTable(
     reversalId: uuid('reversal_id'),
     /** A withdrawal's debit or refund (withdrawals.id). */
     withdrawalId: uuid('withdrawal_id'),
+    /** The approval an admin mint or issue above MINT_APPROVAL_THRESHOLD was written for (approvals.id). */
+    approvalId: uuid('approval_id'),
     /** The ledger result code (or reason) of a failed entry; the API maps it to its answer. */
     failureCode: text('failure_code'),
     /** A lease: while it is in the future, the process that created the entry owns its submission. */
@@ -119,6 +121,8 @@ export const ledgerEntries = pgTable(
     // One live debit and one live refund per withdrawal: its tokens leave once and come back at most once.
     uniqueIndex('ledger_entries_withdrawal_key').on(t.withdrawalId).where(sql`kind = 'withdrawal' and status <> 'failed'`),
     uniqueIndex('ledger_entries_withdrawal_refund_key').on(t.withdrawalId).where(sql`kind = 'withdrawal_refund' and status <> 'failed'`),
+    // One live entry per approval, behind its claim (approvals.entry_id): an approved mint or issue is written once.
+    uniqueIndex('ledger_entries_approval_key').on(t.approvalId).where(sql`approval_id is not null and status <> 'failed'`),
     uniqueIndex('ledger_entries_activation_key').on(t.userId).where(sql`kind = 'activation' and status <> 'failed'`),
   ],
 );

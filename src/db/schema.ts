@@ -4,6 +4,7 @@ import { PAYMENT_STATES } from '../domain/payment-lifecycle';
 import { createdAt, credentials, id, sealedSecret, updatedAt } from './columns';
 
 export * from './admin-mfa-schema';
+export * from './approval-schema';
 export * from './journal-schema';
 export * from './withdrawal-schema';
 export * from './admin-log-schema';

@@ -39,7 +39,9 @@ const DESCRIPTION = `A wallet backend: user and admin accounts, token transfers 
 
 **Lists** take \`?limit\` (default 100, at most 1000) and \`?offset\`; the body is an array and the total is in \`X-Total-Count\`.
 
-**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header (required on \`POST /api/payments/withdrawals\`, where money leaves the service): the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).`;
+**Money-moving routes** (transfer, mint) accept an optional \`Idempotency-Key\` header (required on \`POST /api/payments/withdrawals\`, where money leaves the service): the same key and body answer the same ledger transaction's current state (200 confirmed, 202 pending, or its refusal) and never move money again. A transfer or mint the ledger has not decided within the service's wait answers 202 with \`{message, result: {transactionId, hash, status: "pending"}}\`; transaction records carry \`status\` (pending, confirmed, failed).
+
+**Two people for money creation.** With MINT_APPROVAL_THRESHOLD set (required in production), a \`mint-tokens\` or \`create-asset\` of more tokens moves nothing: it answers 202 with the approval's id (\`approvalId\`, and the \`Approval-Id\` header), and another admin approves it with \`POST /api/admin/approvals/{id}/approve\` within 24 hours, which answers what the original route would have.`;
 
 /** `/users/:userId` -> `/users/{userId}`. */
 export const toOpenApiPath = (expressPath: string) => expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -191,20 +193,57 @@ const pendingWriteSchema = z.object({
   result: z.object({ transactionId: z.uuid(), hash: z.string(), status: z.literal('pending') }),
 });
 
+/** A request above MINT_APPROVAL_THRESHOLD, recorded for a second admin and nothing moved (CONTRACT 11), in the payments group's success shape. */
+const awaitingApprovalSchema = z.object({ success: z.literal(true), message: z.string(), approvalId: z.uuid() });
+
+const PENDING_TEXT = 'Accepted: the ledger has not decided yet. The record says `pending`; retry with the same Idempotency-Key for its state.';
+const APPROVAL_TEXT =
+  'Or, above MINT_APPROVAL_THRESHOLD: nothing moved, the request waits for a second admin (`POST /api/admin/approvals/{id}/approve`); the approval\'s id is in the `Approval-Id` header (and `approvalId` of a JSON body).';
+
+/** A success response with a plain-text form besides its JSON one (`text`), when the route has one. */
+function withText(response: ResponseConfig, text: string | undefined): ResponseConfig {
+  if (text === undefined) return response;
+  return { ...response, content: { ...response.content, 'text/plain': { schema: { type: 'string' }, example: text } } };
+}
+
+/**
+ * The 202 answers of a route: a ledger write still pending (CONTRACT 8), a request waiting for a
+ * second admin (CONTRACT 11), each as JSON or plain text as the route answers it.
+ */
+function acceptedResponse(notes: RouteNotes): ResponseConfig | undefined {
+  // A form's example is its body: text for a route that answers plain text, else JSON of its schema.
+  const forms = [
+    { summary: 'Pending on the ledger', value: notes.accepted, schema: pendingWriteSchema },
+    { summary: 'Pending on the ledger (plain text)', value: notes.textAnswers?.[202], schema: undefined },
+    { summary: 'Waiting for a second admin', value: notes.approval, schema: awaitingApprovalSchema },
+  ].filter((f) => f.value !== undefined);
+  if (forms.length === 0) return undefined;
+  const text = forms.filter((f) => typeof f.value === 'string');
+  const json = forms.filter((f): f is (typeof f & { schema: z.ZodType }) => typeof f.value !== 'string' && f.schema !== undefined);
+  const content: NonNullable<ResponseConfig['content']> = {};
+  if (text.length > 0) content['text/plain'] = mediaOf({ type: 'string' }, text);
+  // At most two JSON forms (pending, waiting for approval): a body is one or the other.
+  if (json.length > 0) content['application/json'] = mediaOf(json.length === 1 ? json[0]!.schema : z.union([json[0]!.schema, json[1]!.schema]), json);
+  const response: ResponseConfig = { description: notes.approval === undefined ? PENDING_TEXT : `${PENDING_TEXT} ${APPROVAL_TEXT}`, content };
+  if (notes.approval !== undefined) response.headers = { 'Approval-Id': { description: 'The approval the request waits for (only then)', schema: { type: 'string', format: 'uuid' } } };
+  return response;
+}
+
+/** One example as `example`, several as named `examples`. */
+function mediaOf(schema: ZodMediaTypeObject['schema'], forms: { summary: string; value: unknown }[]): ZodMediaTypeObject {
+  if (forms.length === 1) return { schema, example: forms[0]!.value };
+  return { schema, examples: Object.fromEntries(forms.map((f) => [slug(f.summary), { summary: f.summary, value: f.value }])) };
+}
+
 /** One route-table row as an OpenAPI operation. */
 function describeRoute(base: string, route: RouteDef): RouteConfig {
   const fullPath = fullPathOf(base, route);
   const notes = ROUTE_NOTES[routeKey(route.method, fullPath)] ?? {};
   const shape = errorShapeOf(base);
   const body = route.request?.body;
-  const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: successResponse(route, notes) };
-  if (notes.accepted !== undefined) {
-    const plain = typeof notes.accepted === 'string';
-    responses[202] = {
-      description: 'Accepted: the ledger has not decided yet. The record says `pending`; retry with the same Idempotency-Key for its state.',
-      content: plain ? { 'text/plain': { schema: { type: 'string' }, example: notes.accepted } } : { 'application/json': { schema: pendingWriteSchema, example: notes.accepted } },
-    };
-  }
+  const responses: RouteConfig['responses'] = { [route.response?.status ?? 200]: withText(successResponse(route, notes), notes.textAnswers?.[200]) };
+  const accepted = acceptedResponse(notes);
+  if (accepted) responses[202] = accepted;
   for (const [status, messages] of errorMessages(route, notes)) responses[status] = errorResponse(status, messages, route, shape, notes);
   return {
     method: route.method,

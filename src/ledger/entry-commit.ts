@@ -21,8 +21,8 @@ export interface EntryCommitDeps {
 
 /**
  * Commits a new entry of `kind`, leased to this process, in one transaction with what it claims:
- * the request's Idempotency-Key first, then its kind's claim (a payment reference, a reversal);
- * an admin's write also appends its admin log row there.
+ * the request's Idempotency-Key first, then its kind's claim (a payment reference, a reversal, an
+ * approval); an admin's write also appends its admin log row there.
  * Each claim is one conditional statement that writes nothing when it loses, so concurrent callers
  * queue on the claimed row and every loser commits nothing: `key_taken` (with the key's row, bound
  * by an earlier request) or `claimed`. `live`: the kind's own unique index already holds a live

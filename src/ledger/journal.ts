@@ -1,6 +1,6 @@
 // Start here for "every ledger write exactly once". Journal.write is the whole rule: the command's
 // kind (kinds/) makes its entry, which is committed in one database transaction with what it claims
-// (the request's Idempotency-Key, its kind's claim: a payment reference, a reversal; entry-commit.ts),
+// (the request's Idempotency-Key, its kind's claim: a payment reference, a reversal, an approval; entry-commit.ts),
 // then its account's submitter signs, stores and sends it, and the caller is answered within its
 // wait. Below it: account-submitter.ts (batches, envelopes stored before they are sent),
 // envelope-sender.ts (the send and its settling by evidence), envelope-lifecycle.ts (an envelope's
@@ -66,6 +66,16 @@ export class Journal {
     return bound ? this.answerForKey(bound, claim) : undefined;
   }
 
+  /**
+   * An entry committed earlier, as it stands now: what a request that wrote it is answered when
+   * asked again (a bound Idempotency-Key, an approval approved again). Undefined when it no longer
+   * exists (dropped unsent with its claim: the request may be made again).
+   */
+  async writtenEntry(entryId: string): Promise<WriteResult | undefined> {
+    const entry = await this.parts.repository.findEntry(entryId);
+    return entry ? { written: true, entry, outcome: outcomeOf(entry), replayed: true } : undefined;
+  }
+
   /** Sends a committed entry and waits up to `waitMs` for its outcome. */
   private async send(ledger: JournalAccounts, kind: EntryKind, entry: EntryRow, operations: xdr.Operation[] | undefined, options: WriteOptions): Promise<WriteResult> {
     const { repository, timing } = this.parts;
@@ -123,9 +133,7 @@ export class Journal {
   /** The one rule for a bound key: the same request gets its entry as it stands now; another request is refused. */
   private async answerForKey(bound: { requestHash: string; entryId: string }, claim: IdempotencyClaim): Promise<WriteResult> {
     if (bound.requestHash !== claim.requestHash) return { written: false, reason: 'key_reused' };
-    const entry = await this.parts.repository.findEntry(bound.entryId);
-    if (!entry) return { written: false, reason: 'key_reused' };
-    return { written: true, entry, outcome: outcomeOf(entry), replayed: true };
+    return (await this.writtenEntry(bound.entryId)) ?? { written: false, reason: 'key_reused' };
   }
 }
 

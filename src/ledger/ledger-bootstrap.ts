@@ -29,6 +29,7 @@ export interface BootstrapParts {
 export interface JournalWrites {
   write(command: WriteCommand, options?: WriteOptions): Promise<WriteResult>;
   previousWrite: Journal['previousWrite'];
+  writtenEntry: Journal['writtenEntry'];
 }
 
 /**
@@ -64,6 +65,10 @@ export class LedgerBootstrap implements JournalWrites {
 
   previousWrite(claim: IdempotencyClaim | undefined): Promise<WriteResult | undefined> {
     return this.parts.journal.previousWrite(claim);
+  }
+
+  writtenEntry(entryId: string): Promise<WriteResult | undefined> {
+    return this.parts.journal.writtenEntry(entryId);
   }
 
   /** The token, once the network is ready. */

@@ -11,6 +11,7 @@ import type { AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerService } from '../services/ledger.service';
 import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
+import { sendIssueRequest } from './money-creation-answers';
 import { pagedRoute } from './route-kinds';
 import type { Access, RouteDef } from './route-table';
 import { transactionRecordOf, transactionRecordSchema } from './transaction-record';
@@ -74,13 +75,13 @@ export function ledgerRoutes({ ledger, tokenCode }: LedgerRouteDeps): RouteDef[]
       method: 'post',
       path: '/create-asset',
       access: 'admin',
-      summary: `Issue new ${tokenCode} from the issuing account to the distribution account (optional Idempotency-Key header; 202 while the ledger has not decided)`,
+      summary: `Issue new ${tokenCode} from the issuing account to the distribution account (optional Idempotency-Key header; 202 while the ledger has not decided, or above MINT_APPROVAL_THRESHOLD until a second admin approves)`,
       request: { body: createAssetBody },
       after: [idempotent('ledger.create-asset')],
       response: { status: 200, contentType: 'text/plain' },
       handler: async (req, res) => {
         const { assetCode, amount } = req.body;
-        sendIssue(res, await ledger.createAsset(assetCode, amount, actorOf(req, res), idempotencyOf(res)));
+        sendIssueRequest(res, await ledger.createAsset(actorOf(req, res), assetCode, amount, idempotencyOf(res)));
       },
     }),
     balancesRoute(ledger, {
@@ -141,13 +142,4 @@ function sendTransfer(res: Response, { entry, outcome, replayed }: AnsweredWrite
       status: 'confirmed',
     },
   });
-}
-
-/** 200 once the ledger applied the issue; 202 while its outcome is unknown (a retry with the same Idempotency-Key answers its state). */
-function sendIssue(res: Response, { entry, outcome, replayed }: AnsweredWrite): void {
-  markReplayed(res, replayed);
-  const issued = `${formatStroops(entry.amountStroops)} ${entry.assetCode}`;
-  const hash = entry.ledgerTransactionId;
-  if (outcome.status === 'confirmed') res.type('text/plain').send(`Issued ${issued} to the distribution account (transaction ${hash})`);
-  else res.status(202).type('text/plain').send(`Issuing ${issued}: submitted, outcome not known yet (transaction ${hash}). Retry with the same Idempotency-Key for its status`);
 }

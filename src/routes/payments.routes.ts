@@ -1,13 +1,12 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { formatKobo, formatStroops } from '../domain/amounts';
+import { formatKobo } from '../domain/amounts';
 import { AppError } from '../errors/app-error';
 import { nairaAmountSchema, tokenAmountSchema } from '../http/amount-schemas';
 import { uuidParam } from '../http/schemas';
 import { principalOf } from '../middleware/auth';
-import { idempotencyOf, idempotent, markReplayed } from '../middleware/idempotency';
+import { idempotencyOf, idempotent } from '../middleware/idempotency';
 import { isValidPaystackSignature } from '../security/paystack-signature';
-import type { AnsweredWrite } from '../ledger/ledger-error-map';
 import type { LedgerService } from '../services/ledger.service';
 import type { WebhookInboxService } from '../services/webhook-inbox.service';
 import { readProviderEvent } from '../http/webhook-event';
@@ -15,6 +14,7 @@ import type { PaymentService, SettleOutcome } from '../services/payment.service'
 import { callbackFailurePage, callbackPage, callbackReference, NO_REFERENCE } from './callback-pages';
 import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
+import { mintAnswer, sendMintRequest } from './money-creation-answers';
 import type { RouteDef } from './route-table';
 import type { RateLimits } from '../middleware/rate-limit';
 
@@ -70,13 +70,13 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       method: 'post',
       path: '/mint-tokens',
       access: 'admin',
-      summary: 'Mint tokens to a user (admin; optional Idempotency-Key header)',
+      summary: 'Mint tokens to a user (admin; optional Idempotency-Key header; above MINT_APPROVAL_THRESHOLD, 202 with an approvalId: a second admin approves)',
       request: { body: mintBody },
       after: [idempotent('payments.mint')],
-      response: { status: 200, schema: z.object({ success: z.literal(true), message: z.string(), hash: z.string() }) },
+      response: { status: 200, schema: mintAnswer },
       handler: async (req, res) => {
         const { userId, amount } = req.body;
-        sendMint(res, await ledger.mintToUser(userId, amount, actorOf(req, res), idempotencyOf(res)), deps.tokenCode);
+        sendMintRequest(res, await ledger.mintToUser(actorOf(req, res), userId, amount, idempotencyOf(res)), deps.tokenCode);
       },
     }),
     defineRoute({
@@ -99,20 +99,6 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
       },
     }),
   ];
-}
-
-/** 200 once the ledger applied it; 202 `{message, result: {transactionId, hash, status}}` while unknown (CONTRACT 8). */
-function sendMint(res: express.Response, { entry, outcome, replayed }: AnsweredWrite, tokenCode: string): void {
-  markReplayed(res, replayed);
-  const hash = entry.ledgerTransactionId;
-  if (outcome.status === 'pending') {
-    res.status(202).json({
-      message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
-      result: { transactionId: entry.id, hash, status: 'pending' },
-    });
-    return;
-  }
-  res.json({ success: true, message: `Minted ${formatStroops(entry.amountStroops)} ${tokenCode} (transaction ${hash})`, hash });
 }
 
 function sendVerifyAnswer(res: express.Response, outcome: SettleOutcome): void {

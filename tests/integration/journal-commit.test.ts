@@ -7,12 +7,13 @@ import { commitEntry, type Committed as CommitResult } from '../../src/ledger/en
 import { standardKinds } from '../../src/ledger/kinds/registry';
 import { PaymentRepository } from '../../src/db/repositories/payment.repository';
 import type { WithdrawalState } from '../../src/domain/withdrawal-lifecycle';
-import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments, withdrawals } from '../../src/db/schema';
+import { ApprovalRepository } from '../../src/db/repositories/approval.repository';
+import { approvals, idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments, withdrawals } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
 
 // commitEntry takes an entry's claims (a request's key, its kind's claim: a payment reference, a
-// reversal) and writes the entry in one transaction. Each race below is two commits sent at once on two
+// reversal, an approval) and writes the entry in one transaction. Each race below is two commits sent at once on two
 // connections of the pool: PostgreSQL makes the later one wait on the row the first claimed, and the
 // loser must come back with a result that says why, having written nothing. Whichever of the two
 // PostgreSQL lets in first, exactly one entry stands.
@@ -149,6 +150,56 @@ describe('commitEntry: one entry per claim, whoever races', () => {
     expect(lost).toEqual({ committed: false, reason: 'claimed' });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
     expect(await withdrawalStatus(w.id)).toBe('refunding');
+  });
+
+  describe("an approved mint or issue takes its approval (MINT_APPROVAL_THRESHOLD)", () => {
+    async function approval(status: 'pending' | 'approved', action: 'mint' | 'issue' = 'mint') {
+      const [row] = await db
+        .insert(approvals)
+        .values({ action, userId: crypto.randomUUID(), amountStroops: 1_500_000_000n, assetCode: 'WLT', requestedBy: crypto.randomUUID(), status, decidedBy: crypto.randomUUID() })
+        .returning();
+      return row!;
+    }
+    const approvalOf = async (id: string) => (await db.select().from(approvals).where(eq(approvals.id, id)))[0]!;
+
+    it.each(['admin_mint', 'issue'] as const)('commits one %s per approval; the other approver is told it was claimed, and the approval names the winner', async (kind) => {
+      const approved = await approval('approved', kind === 'issue' ? 'issue' : 'mint');
+      const written = entry(kind, { approvalId: approved.id, amountStroops: approved.amountStroops });
+
+      const [won, lost] = oneWinner(await Promise.all([commit(written), commit(written)]));
+
+      expect(lost).toEqual({ committed: false, reason: 'claimed' });
+      expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
+      expect(await approvalOf(approved.id)).toMatchObject({ status: 'approved', entryId: won.entry.id });
+    });
+
+    it('takes no approval that is not approved: nothing is written', async () => {
+      const pending = await approval('pending');
+      expect(await commit(entry('admin_mint', { approvalId: pending.id }))).toEqual({ committed: false, reason: 'claimed' });
+      expect(await entries()).toEqual([]);
+      expect(await approvalOf(pending.id)).toMatchObject({ status: 'pending', entryId: null });
+    });
+
+    it('claims nothing for a mint or issue without an approval (below the threshold): each commits', async () => {
+      const results = await Promise.all([commit(entry('admin_mint')), commit(entry('admin_mint')), commit(entry('issue')), commit(entry('issue'))]);
+      expect(results.map((r) => r.committed)).toEqual([true, true, true, true]);
+    });
+
+    it('frees an approval whose entry was dropped unsent: released once, then written again', async () => {
+      const repo = new ApprovalRepository(db);
+      const approved = await approval('approved');
+      const first = await commit(entry('admin_mint', { approvalId: approved.id }));
+      if (!first.committed) throw new Error('the first entry was not committed');
+      expect(await db.transaction((tx) => journal.abandon(tx, first.entry.id))).toBe(true);
+
+      await Promise.all([repo.released(approved.id, first.entry.id), repo.released(approved.id, first.entry.id)]);
+      expect(await approvalOf(approved.id)).toMatchObject({ status: 'approved', entryId: null });
+      const again = await commit(entry('admin_mint', { approvalId: approved.id }));
+      expect(again.committed).toBe(true);
+      // A late release naming the dropped entry leaves the new one alone.
+      await repo.released(approved.id, first.entry.id);
+      expect((await approvalOf(approved.id)).entryId).toBe((again as { entry: { id: string } }).entry.id);
+    });
   });
 
   it("answers a wallet's second live activation as `live` rather than failing, and allows a new one once the first failed", async () => {

@@ -44,7 +44,8 @@ const SECRET_READS = new Set<RouteKey>(['GET /api/admin/users/:userId/wallet']);
 describe('the admin log', () => {
   it('gets exactly one row naming its action from every admin route that changes state or answers a secret, and no row holds a secret', async () => {
     const provider = relay.provider();
-    const app = await startApp({ ...FAST_CASH_OUT, ...provider.env });
+    // Money creation above 150 tokens takes a second admin: the approval routes are walked too.
+    const app = await startApp({ ...FAST_CASH_OUT, ...provider.env, MINT_APPROVAL_THRESHOLD: '150' });
     relay.deliverTo(app);
     app.container.start();
     await setProviderBalance(provider, 0);
@@ -52,6 +53,14 @@ describe('the admin log', () => {
     const [me] = await queryRows<{ id: string }>(app.container.database, sql`select id from admins where email = ${ADMIN.email}`);
     const user = await fundedUser(app, 100);
     const doomed = await createUser(app);
+    // A second admin asks for two mints above the threshold: one to approve, one to reject.
+    const second = { email: 'requester@example.com', password: 'requester-password-1' };
+    await app.container.admins.provision(second.email, second.password, { adminId: null });
+    const secondToken = (await app.http.post('/api/admin/login').send(second).expect(200)).body.token as string;
+    for (let i = 0; i < 2; i += 1) await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '150' }).expect(200);
+    const requestMint = async () => (await app.http.post('/api/payments/mint-tokens').set(bearer(secondToken)).send({ userId: user.userId, amount: 151 }).expect(202)).body.approvalId as string;
+    const toApprove = await requestMint();
+    const toReject = await requestMint();
     const account = await addPayoutAccount(app, user);
     // One withdrawal waits for the float (to cancel); the one to finalize is made when the provider can pay it.
     const toCancel = await withdraw(app, user, { amount: 5, payoutAccountId: account });
@@ -91,6 +100,8 @@ describe('the admin log', () => {
           return app.http.post(`/api/admin/withdrawals/${toFinalize}/finalize`).set(as).send({ otp: '123456' });
         },
       },
+      'POST /api/admin/approvals/:id/approve': { action: 'approval.approve', target: toApprove, call: () => app.http.post(`/api/admin/approvals/${toApprove}/approve`).set(as).send() },
+      'POST /api/admin/approvals/:id/reject': { action: 'approval.reject', target: toReject, call: () => app.http.post(`/api/admin/approvals/${toReject}/reject`).set(as).send() },
       // Last: once MFA is on, this admin's logins need a code.
       'POST /api/admin/mfa/setup': {
         action: 'admin.mfa_setup',
@@ -140,7 +151,7 @@ describe('the admin log', () => {
     const all = JSON.stringify(await queryRows(app.container.database, sql`select * from admin_log`));
     expect(stellarSeedsIn(all)).toEqual([]);
     expect(recoveryCodes).toHaveLength(10);
-    for (const secret of [wallet.body.ledgerSecretKey, ADMIN.password, 'second-admin-password', 'not-the-password', admin, '123456', authenticator!.secret.base32, ...recoveryCodes]) expect(all).not.toContain(secret);
+    for (const secret of [wallet.body.ledgerSecretKey, ADMIN.password, second.password, secondToken, 'second-admin-password', 'not-the-password', admin, '123456', authenticator!.secret.base32, ...recoveryCodes]) expect(all).not.toContain(secret);
     expect(all).not.toContain('otpauth://');
     expect(all).not.toMatch(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\./);
 

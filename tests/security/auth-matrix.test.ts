@@ -36,6 +36,10 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'GET /api/admin/withdrawals': { access: 'admin' },
   'POST /api/admin/withdrawals/:id/finalize': { access: 'admin' },
   'POST /api/admin/withdrawals/:id/cancel': { access: 'admin' },
+  // Two people for money creation (CONTRACT 11). ':id' as written: an accepted token meets validation (400).
+  'GET /api/admin/approvals': { access: 'admin' },
+  'POST /api/admin/approvals/:id/approve': { access: 'admin' },
+  'POST /api/admin/approvals/:id/reject': { access: 'admin' },
 
   'GET /api/ledger/check-balance/:publicKey': { access: 'any' },
   'POST /api/ledger/transfer': { access: 'user' },

@@ -34,19 +34,23 @@ describe('configuration', () => {
     expect(() => parseEnv({ [name]: value })).toThrow(name);
   });
 
+  /** Everything production requires. */
+  const production = () => ({
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgres://db/wallet',
+    HORIZON_URL: 'https://horizon-testnet.stellar.org',
+    PAYSTACK_SECRET_KEY: 'sk_live_x',
+    SMTP_URL: 'smtps://mail.example:465',
+    JWT_SECRET: 'j'.repeat(40),
+    WALLET_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
+    ISSUER_SECRET: `S${'A'.repeat(55)}`,
+    DISTRIBUTION_SECRET: `S${'B'.repeat(55)}`,
+    MINT_APPROVAL_THRESHOLD: '10000',
+  });
+
   it('refuses production with sandboxes or generated secrets, naming what is missing', () => {
-    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*STELLAR_RPC_URL \(or HORIZON_URL\).*PAYSTACK_SECRET_KEY.*SMTP_URL.*JWT_SECRET/);
-    const complete = {
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgres://db/wallet',
-      HORIZON_URL: 'https://horizon-testnet.stellar.org',
-      PAYSTACK_SECRET_KEY: 'sk_live_x',
-      SMTP_URL: 'smtps://mail.example:465',
-      JWT_SECRET: 'j'.repeat(40),
-      WALLET_ENCRYPTION_KEY: crypto.randomBytes(32).toString('base64'),
-      ISSUER_SECRET: `S${'A'.repeat(55)}`,
-      DISTRIBUTION_SECRET: `S${'B'.repeat(55)}`,
-    };
+    expect(() => parseEnv({ NODE_ENV: 'production' })).toThrow(/DATABASE_URL.*STELLAR_RPC_URL \(or HORIZON_URL\).*PAYSTACK_SECRET_KEY.*SMTP_URL.*JWT_SECRET.*MINT_APPROVAL_THRESHOLD/);
+    const complete = production();
     expect(parseEnv(complete).NODE_ENV).toBe('production');
     const config = loadConfig({ ...complete, DATA_DIR: tmp() });
     expect(config.requireHttpsForSecrets).toBe(true);
@@ -56,6 +60,26 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: tmp() }).adminMfaRequired).toBe(false);
     expect(loadConfig({ DATA_DIR: tmp(), ADMIN_MFA_REQUIRED: 'true' }).adminMfaRequired).toBe(true);
     expect(() => parseEnv({ ADMIN_MFA_REQUIRED: 'yes' })).toThrow(/ADMIN_MFA_REQUIRED/);
+  });
+
+  describe('MINT_APPROVAL_THRESHOLD', () => {
+    it('refuses production without it: one admin password alone would create money', () => {
+      const withoutThreshold: Record<string, string | undefined> = { ...production(), MINT_APPROVAL_THRESHOLD: undefined };
+      expect(() => parseEnv(withoutThreshold)).toThrow(ConfigError);
+      expect(() => parseEnv(withoutThreshold)).toThrow(/NODE_ENV=production refuses .*; set MINT_APPROVAL_THRESHOLD$/);
+      expect(parseEnv({ ...withoutThreshold, MINT_APPROVAL_THRESHOLD: '0' }).MINT_APPROVAL_THRESHOLD).toBe('0');
+    });
+
+    it('is tokens as decimal text, read as exact stroops; 0 means every mint; unset means none', () => {
+      expect(loadConfig({ DATA_DIR: tmp() }).mintApprovalThresholdStroops).toBeUndefined();
+      expect(loadConfig({ DATA_DIR: tmp(), MINT_APPROVAL_THRESHOLD: '0' }).mintApprovalThresholdStroops).toBe(0n);
+      expect(loadConfig({ DATA_DIR: tmp(), MINT_APPROVAL_THRESHOLD: '1000.0000001' }).mintApprovalThresholdStroops).toBe(10_000_000_001n);
+      expect(loadConfig({ DATA_DIR: tmp(), MINT_APPROVAL_THRESHOLD: '922337203685.4775807' }).mintApprovalThresholdStroops).toBe(9_223_372_036_854_775_807n);
+    });
+
+    it.each(['-1', '1e3', '1.12345678', 'ten', '922337203685.4775808', '1000000000000'])('refuses %p, naming it', (value) => {
+      expect(() => parseEnv({ MINT_APPROVAL_THRESHOLD: value })).toThrow(/MINT_APPROVAL_THRESHOLD: must be/);
+    });
   });
 
   describe('WEB_CONCURRENCY', () => {

@@ -7,11 +7,14 @@ import { standardKinds } from '../../src/ledger/kinds/registry';
 // in src/ names a kind, so nothing else can switch on one, and a new kind is one new file and one
 // registration. The schema's enum and its partial indexes are the one other place a kind's name
 // is written (the database's own rules); src/clients/ is an outside system's vocabulary, where a
-// word such as RPC's `trustline` ledger key may coincide.
+// word such as RPC's `trustline` ledger key may coincide. So is an approval's action (`issue`:
+// create-asset's request), named once in src/domain/approval-lifecycle.ts, which no kind reads.
 
 const SRC = path.resolve(__dirname, '../../src');
 const KINDS_DIR = path.join(SRC, 'ledger/kinds');
 const SCHEMA = path.join(SRC, 'db/journal-schema.ts');
+/** Another concept's word that coincides with a kind's name, in the one file that writes it. */
+const COINCIDING: Record<string, string> = { issue: 'domain/approval-lifecycle.ts' };
 const kinds = standardKinds();
 
 function sourceFiles(dir: string): string[] {
@@ -46,7 +49,7 @@ describe('entry kinds', () => {
   it.each([...ENTRY_KINDS])("names %s only in its own file under src/ledger/kinds/ and in the schema", (name) => {
     const home = homeOf(name);
     expect(home).toHaveLength(1);
-    expect(filesNaming(name).filter((file) => file !== home[0] && file !== path.relative(SRC, SCHEMA))).toEqual([]);
+    expect(filesNaming(name).filter((file) => file !== home[0] && file !== path.relative(SRC, SCHEMA) && file !== COINCIDING[name])).toEqual([]);
   });
 
   it("lists as records the kinds the schema's record indexes cover, in their order, so the lists' SQL is the indexes' predicate", () => {

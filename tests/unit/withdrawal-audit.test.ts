@@ -77,6 +77,7 @@ function entry(kind: string, overrides: Partial<EntryRow>): EntryRow {
     paymentReference: null,
     reversalId: null,
     withdrawalId: null,
+    approvalId: null,
     failureCode: null,
     leaseUntil: minutesAgo(119),
     createdAt: minutesAgo(119),

@@ -25,7 +25,7 @@ export interface AppliedEnvelope {
 
 const OPEN_ENTRY = ['pending', 'submitted'] as const;
 export type NewEntry = Pick<EntryRow, 'kind' | 'fromPublicKey' | 'toPublicKey' | 'amountStroops' | 'assetCode'> &
-  Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId' | 'withdrawalId'>>;
+  Partial<Pick<EntryRow, 'userId' | 'paymentReference' | 'reversalId' | 'withdrawalId' | 'approvalId'>>;
 export interface NewEnvelope {
   hash: string;
   sourceAccount: string;

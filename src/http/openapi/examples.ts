@@ -15,6 +15,8 @@ export const EXAMPLE = {
   reference: 'wlt-0d3f5c7a-8e21-4b6c-9f4d-2a7b1c9e5f30',
   payoutAccountId: '283e4ddf-e0ad-4c02-b7f2-6c92bb13d5de',
   withdrawalId: '1b2a5584-b9b6-42e0-8fd3-b4317e9fe41c',
+  approvalId: '5f0c2b7e-3a1d-4c8e-9b6f-7d2e1a4c8b39',
+  secondAdminId: 'c3e1f9a2-6b4d-4e7f-8a1c-2d9b5e7f3a60',
   createdAt: '2025-01-15T10:30:00.000Z',
   username: 'ada_lovelace',
   email: 'ada@example.com',

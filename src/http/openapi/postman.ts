@@ -23,6 +23,7 @@ const VARIABLES: { key: string; value: string; secret?: boolean; description: st
   { key: 'payment_reference', value: '', description: 'Stored by POST /api/payments/create-payment-intent' },
   { key: 'payout_account_id', value: '', description: 'Stored by POST /api/payments/payout-accounts' },
   { key: 'withdrawal_id', value: '', description: 'Stored by POST /api/payments/withdrawals' },
+  { key: 'approval_id', value: '', description: 'Stored by POST /api/payments/mint-tokens or POST /api/ledger/create-asset above MINT_APPROVAL_THRESHOLD (the Approval-Id header)' },
 ];
 
 /** Responses whose fields are stored in the environment, by `METHOD /path`: variable <- JSON path. */
@@ -38,6 +39,12 @@ const CAPTURES: Record<string, [variable: string, field: string][]> = {
   'POST /api/payments/withdrawals': [['withdrawal_id', 'withdrawalId']],
 };
 
+/** Response headers stored in the environment when the answer carries them, by `METHOD /path`: variable <- header. */
+const HEADER_CAPTURES: Record<string, [variable: string, header: string][]> = {
+  'POST /api/payments/mint-tokens': [['approval_id', 'Approval-Id']],
+  'POST /api/ledger/create-asset': [['approval_id', 'Approval-Id']],
+};
+
 /** Path and query parameters and top-level body fields filled from the environment rather than from examples. */
 const FROM_ENVIRONMENT: Record<string, string> = {
   userId: '{{user_id}}',
@@ -50,6 +57,7 @@ const FROM_ENVIRONMENT: Record<string, string> = {
 const IDS_BY_COLLECTION: Record<string, string> = {
   'payout-accounts': '{{payout_account_id}}',
   withdrawals: '{{withdrawal_id}}',
+  approvals: '{{approval_id}}',
 };
 
 interface Parameter {
@@ -91,11 +99,17 @@ function authFor(access: string | undefined): Record<string, unknown> {
 
 function testScript(key: string): Record<string, unknown>[] | undefined {
   const captures = CAPTURES[key];
-  if (!captures) return undefined;
+  const headers = HEADER_CAPTURES[key];
+  if (!captures && !headers) return undefined;
   const exec = [
-    'if (pm.response.code >= 200 && pm.response.code < 300) {',
-    ...captures.map(([variable, field]) => `  pm.environment.set('${variable}', pm.response.json().${field});`),
-    '}',
+    ...(captures
+      ? [
+          'if (pm.response.code >= 200 && pm.response.code < 300) {',
+          ...captures.map(([variable, field]) => `  pm.environment.set('${variable}', pm.response.json().${field});`),
+          '}',
+        ]
+      : []),
+    ...(headers ?? []).map(([variable, header]) => `if (pm.response.headers.get('${header}')) pm.environment.set('${variable}', pm.response.headers.get('${header}'));`),
   ];
   return [{ listen: 'test', script: { type: 'text/javascript', exec } }];
 }

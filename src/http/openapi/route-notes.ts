@@ -22,6 +22,10 @@ export interface RouteNotes {
   idempotent?: boolean | 'required';
   /** Example 202 body of a ledger write whose outcome is not known yet (CONTRACT 8). */
   accepted?: unknown;
+  /** Example 202 body of a request above MINT_APPROVAL_THRESHOLD, waiting for a second admin (CONTRACT 11). */
+  approval?: unknown;
+  /** The route's plain-text answers besides its JSON ones, by status (approving an issue answers as create-asset does). */
+  textAnswers?: Partial<Record<200 | 202, string>>;
   /** More than the summary says. */
   description?: string;
   /** Query parameters the handler parses itself (so the table declares no query schema). */
@@ -221,6 +225,55 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       'the tokens then go back to the wallet by one journal entry (`status` is `refunded`, or `refund_due` / `refunding` while the ledger works on it). Once a call may have created a transfer, only the provider\'s final word ends the withdrawal: 409.',
     errors: { 404: ['Withdrawal not found'], 409: ['Withdrawal can be cancelled only before a transfer may exist'] },
   },
+  'GET /api/admin/approvals': {
+    response: [
+      {
+        approvalId: EXAMPLE.approvalId,
+        action: 'mint',
+        status: 'approved',
+        userId: EXAMPLE.userId,
+        amount: '5000.0000000',
+        assetCode: 'WLT',
+        requestedBy: EXAMPLE.adminId,
+        decidedBy: EXAMPLE.secondAdminId,
+        decidedAt: '2025-01-15T11:02:00.000Z',
+        expiresAt: '2025-01-16T10:30:00.000Z',
+        transactionId: EXAMPLE.transactionId,
+        createdAt: EXAMPLE.createdAt,
+      },
+    ],
+    description:
+      'Each is a `mint-tokens` (`action: mint`) or `create-asset` (`action: issue`) request above MINT_APPROVAL_THRESHOLD, which moved nothing when it was made. ' +
+      'States (`src/domain/approval-lifecycle.ts`): `pending` (waiting for a second admin, for 24 hours), `approved` (written through the journal once: `transactionId`), ' +
+      '`rejected` and `expired` (never executed). A pending one past its 24 hours is listed as `expired`. See the README, "Two people for money creation".',
+  },
+  'POST /api/admin/approvals/:id/approve': {
+    response: { success: true, message: `Minted 5000.0000000 WLT (transaction ${EXAMPLE.txHash})`, hash: EXAMPLE.txHash },
+    accepted: {
+      message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
+      result: { transactionId: EXAMPLE.transactionId, hash: EXAMPLE.txHash, status: 'pending' },
+    },
+    textAnswers: {
+      200: `Issued 100000.0000000 WLT to the distribution account (transaction ${EXAMPLE.txHash})`,
+      202: `Issuing 100000.0000000 WLT: submitted, outcome not known yet (transaction ${EXAMPLE.txHash}). Retry with the same Idempotency-Key for its status`,
+    },
+    description:
+      'By an admin other than the one who asked. The request is written through the journal, once, and answered as its own route would have answered it: a mint as `mint-tokens` does (JSON), ' +
+      'an issue as `create-asset` does (plain text); 202 while the ledger has not decided. Approving an approval already approved writes nothing: it answers that approval\'s transaction as it stands now ' +
+      '(200 confirmed, 202 pending, or its refusal), with `Idempotent-Replayed: true`, so a retry after a timeout or a second approver is safe. A rejected or expired approval never executes.',
+    errors: {
+      403: ['You cannot approve your own request: another admin must'],
+      404: ['Approval not found', 'User not found'],
+      409: ['Approval is rejected: it never executes', 'Approval is expired: it never executes', 'User wallet is not active on the ledger yet; try again shortly'],
+      502: ['Ledger rejected the transaction (tx_failed)'],
+      503: [UNAVAILABLE.ledger],
+    },
+  },
+  'POST /api/admin/approvals/:id/reject': {
+    response: { message: 'Approval rejected', status: 'rejected' },
+    description: 'Any admin, the requester too (who withdraws the request). Nothing is ever written for it. Rejecting one already rejected answers the same.',
+    errors: { 404: ['Approval not found'], 409: ['Approval is approved: only a pending one can be rejected', 'Approval is expired: only a pending one can be rejected'] },
+  },
   'GET /api/admin/users/:userId/wallet': {
     response: { ledgerPublicKey: EXAMPLE.publicKey, ledgerSecretKey: EXAMPLE.secretKey },
     description: 'Carries the wallet secret key: answered only over HTTPS in production (403 otherwise), never cached.',
@@ -276,11 +329,14 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     request: { assetCode: 'WLT', amount: '1000' },
     response: `Issued 1000.0000000 WLT to the distribution account (transaction ${EXAMPLE.txHash})`,
     accepted: `Issuing 1000.0000000 WLT: submitted, outcome not known yet (transaction ${EXAMPLE.txHash}). Retry with the same Idempotency-Key for its status`,
+    approval: `Issuing 100000.0000000 WLT needs a second admin's approval: nothing moves until another admin approves it (POST /api/admin/approvals/${EXAMPLE.approvalId}/approve)`,
     idempotent: true,
     description:
       '`assetCode` must be the service token code. The trustline on the distribution account is created when missing. ' +
       'When the ledger has not decided within the service\'s wait, the answer is 202 (plain text, a decision the spec leaves open); ' +
-      'with an Idempotency-Key a retry answers the same issue\'s state and never issues twice.',
+      'with an Idempotency-Key a retry answers the same issue\'s state and never issues twice. ' +
+      'Above MINT_APPROVAL_THRESHOLD tokens nothing is issued: the answer is 202 plain text naming the approval, whose id is also in the `Approval-Id` header, ' +
+      'and a second admin approves it (`POST /api/admin/approvals/{id}/approve`) within 24 hours; an Idempotency-Key is then bound to the approval.',
     errors: { 409: ['Idempotency-Key was already used with a different request'], 502: ['Ledger rejected the transaction (tx_failed)'], 503: [UNAVAILABLE.ledger] },
   },
   'GET /api/ledger/check-admin-balance/:publicKey': {
@@ -322,10 +378,17 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       message: 'Mint submitted; the ledger has not confirmed it yet. Retry with the same Idempotency-Key for its status',
       result: { transactionId: EXAMPLE.transactionId, hash: EXAMPLE.txHash, status: 'pending' },
     },
+    approval: {
+      success: true,
+      message: `Minting 5000.0000000 WLT needs a second admin's approval: nothing moves until another admin approves it (POST /api/admin/approvals/${EXAMPLE.approvalId}/approve)`,
+      approvalId: EXAMPLE.approvalId,
+    },
     idempotent: true,
     description:
       '`amount` is in tokens. Minting creates money, so only an admin token is accepted. 202 when the ledger has not decided within the ' +
-      'service\'s wait; with an Idempotency-Key a retry answers the same mint\'s state and never mints twice.',
+      'service\'s wait; with an Idempotency-Key a retry answers the same mint\'s state and never mints twice. ' +
+      'Above MINT_APPROVAL_THRESHOLD tokens nothing is minted: the answer is 202 `{success: true, message, approvalId}` and a second admin approves it ' +
+      '(`POST /api/admin/approvals/{id}/approve`) within 24 hours. An Idempotency-Key is then bound to the approval: the same body answers it again, another body is 409.',
     errors: {
       404: ['User not found'],
       409: ['User wallet is not active on the ledger yet; try again shortly', 'Idempotency-Key was already used with a different request'],

@@ -1,6 +1,7 @@
 import type { Asset, Keypair, xdr } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../../clients/ledger-api';
 import type { Executor } from '../../db/client';
+import { approvalWritten } from '../../db/repositories/approval.repository';
 import type { EntryRow, NewEntry } from '../../db/repositories/journal.repository';
 import type { EntryOutcome, KindCommand } from '../write-command';
 
@@ -128,6 +129,18 @@ export const operationRefusalIsFinal = (code: string | undefined): RefusalVerdic
 /** Over only once done (the account already exists) or hopeless (NEVER_SUCCEEDS); anything else rides again. */
 export const finalWhenDoneOrHopeless = (code: string | undefined): RefusalVerdict =>
   code !== undefined && (code === 'op_already_exists' || NEVER_SUCCEEDS.has(code)) ? 'final' : 'again';
+
+// The claim the kinds of money creation share (`claim`):
+
+/**
+ * An admin mint or issue approved by a second admin (MINT_APPROVAL_THRESHOLD) takes its approval
+ * in the committing transaction, so it is written once whatever retries and races; one with no
+ * approval (below the threshold, or none set) claims nothing.
+ */
+export const approvalClaim: EntryClaim = {
+  of: 'approval',
+  take: async (tx, entry) => (entry.approvalId ? approvalWritten(tx, entry.approvalId, entry.id) : true),
+};
 
 /** A job of the entry: its operations through `submitter`, signed by `signers` besides the submitter's account. */
 export function jobOf(submitter: JobSubmitter, entry: EntryRow, operations: xdr.Operation[], signers?: Keypair[]): EntryJob {

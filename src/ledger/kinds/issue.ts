@@ -1,26 +1,29 @@
 import { Operation, type Asset, type Keypair, type xdr } from '@stellar/stellar-sdk';
 import { balanceOf } from '../../clients/ledger-api';
 import { formatStroops } from '../../domain/amounts';
-import { anyRefusalIsFinal, type EntryKind, jobOf } from './entry-kind';
+import { anyRefusalIsFinal, approvalClaim, type EntryKind, jobOf } from './entry-kind';
 
-/** New tokens from the issuing account to the distribution account. */
+/** New tokens from the issuing account to the distribution account; above MINT_APPROVAL_THRESHOLD, the approval it was approved as. */
 export interface IssueCommand {
   kind: 'issue';
   stroops: bigint;
+  approvalId?: string;
 }
 
 export function issueCommand(command: Omit<IssueCommand, 'kind'>): IssueCommand {
   return { kind: 'issue', ...command };
 }
 
-/** An admin's issue of a batch: in the issuer's batches; any refusal is the answer. */
+/** An admin's issue of a batch: in the issuer's batches; any refusal is the answer. One approved by a second admin claims its approval (written once). */
 export const issue: EntryKind<IssueCommand> = {
   name: 'issue',
   record: false,
   mustFinish: false,
   supply: 'issued',
+  claim: approvalClaim,
   async prepare(command, { ledger }) {
-    return { entry: { kind: 'issue', fromPublicKey: ledger.keys.issuer.publicKey(), toPublicKey: ledger.keys.distribution.publicKey(), amountStroops: command.stroops, assetCode: ledger.asset.getCode() } };
+    const entry = { kind: 'issue' as const, fromPublicKey: ledger.keys.issuer.publicKey(), toPublicKey: ledger.keys.distribution.publicKey(), amountStroops: command.stroops, assetCode: ledger.asset.getCode(), approvalId: command.approvalId };
+    return { entry };
   },
   async job(entry, { ledger, client }) {
     const distribution = await client.loadAccount(ledger.keys.distribution.publicKey(), ledger.asset);
