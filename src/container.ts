@@ -171,9 +171,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const adminLog = new AdminLogRepository(db);
   const ledger = new LedgerService({
     ledger: tokenReads, journal, wallets: walletRepo, transactions: transactionRepo, reversals: reversalRepo, tokenCode: config.ledger.tokenCode,
-    approvals: approvalRepo, approvalThresholdStroops: config.mintApprovalThresholdStroops, log: adminLog,
+    approvals: approvalRepo, approvalThresholdStroops: config.mintApprovalThresholdStroops, db,
   });
-  const approvals = new ApprovalService({ approvals: approvalRepo, ledger, log: adminLog });
+  const approvals = new ApprovalService({ db, approvals: approvalRepo, ledger });
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals } = paymentsFromConfig(
     config,
     { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },

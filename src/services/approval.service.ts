@@ -1,4 +1,5 @@
-import type { AdminLogRepository } from '../db/repositories/admin-log.repository';
+import type { Database } from '../db/client';
+import { appendAdminLog } from '../db/repositories/admin-log.repository';
 import type { ApprovalRepository, ApprovalRow } from '../db/repositories/approval.repository';
 import { formatStroops } from '../domain/amounts';
 import type { AdminActor } from '../domain/admin-log';
@@ -19,7 +20,7 @@ export interface ApprovedWrite {
  * another admin approves it (and it is written, once) or any admin rejects it.
  */
 export class ApprovalService {
-  constructor(private readonly deps: { approvals: ApprovalRepository; ledger: LedgerService; log: AdminLogRepository }) {}
+  constructor(private readonly deps: { db: Database; approvals: ApprovalRepository; ledger: LedgerService }) {}
 
   /** Approvals, newest first, optionally of one state (those past their 24 hours read `expired`). */
   async page(query: { status?: ApprovalState; limit: number; offset: number }): Promise<{ items: ApprovalRow[]; total: number }> {
@@ -49,9 +50,17 @@ export class ApprovalService {
    */
   async reject(id: string, actor: AdminActor): Promise<ApprovalRow> {
     await this.found(id);
-    const decided = await this.decided(id, 'reject', actor.adminId!);
+    // The decision and its admin log row commit together; a reject of one rejected already writes neither.
+    const decided = await this.deps.db.transaction(async (tx) => {
+      const result = await this.deps.approvals.decide(id, 'reject', actor.adminId!, tx);
+      if (result?.moved) {
+        const { approval } = result;
+        await appendAdminLog(tx, { ...actor, action: 'approval.reject', target: id, details: { action: approval.action, amount: formatStroops(approval.amountStroops) } });
+      }
+      return result?.approval;
+    });
+    if (!decided) throw new AppError('NOT_FOUND', 'Approval not found');
     if (decided.status !== 'rejected') throw new AppError('CONFLICT', `Approval is ${decided.status}: only a pending one can be rejected`);
-    await this.deps.log.append({ ...actor, action: 'approval.reject', target: id, details: { action: decided.action, amount: formatStroops(decided.amountStroops) } });
     return decided;
   }
 
@@ -65,6 +74,6 @@ export class ApprovalService {
   private async decided(id: string, decision: 'approve' | 'reject', adminId: string): Promise<ApprovalRow> {
     const decided = await this.deps.approvals.decide(id, decision, adminId);
     if (!decided) throw new AppError('NOT_FOUND', 'Approval not found');
-    return decided;
+    return decided.approval;
   }
 }

@@ -1,7 +1,8 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import type { ApprovalRepository, ApprovalRow, NewApproval } from '../db/repositories/approval.repository';
 import type { IdempotencyClaim } from '../db/repositories/idempotency.repository';
-import type { AdminLogRepository } from '../db/repositories/admin-log.repository';
+import type { Database } from '../db/client';
+import { appendAdminLog } from '../db/repositories/admin-log.repository';
 import type { AdminActor, AdminLogEntry } from '../domain/admin-log';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { CountedRecordTuple, TransactionRepository } from '../db/repositories/transaction.repository';
@@ -24,8 +25,8 @@ export interface LedgerServiceDeps {
   transactions: TransactionRepository;
   reversals: ReversalRepository;
   approvals: ApprovalRepository;
-  /** A mint or issue that waits for approval is logged when it is recorded (the writes log with their entries). */
-  log: AdminLogRepository;
+  /** A mint or issue that waits for approval is recorded with its admin log row in one transaction (the writes log with their entries). */
+  db: Database;
   tokenCode: string;
   /** MINT_APPROVAL_THRESHOLD in stroops: a mint or issue of more waits for a second admin; undefined: none does. */
   approvalThresholdStroops: bigint | undefined;
@@ -203,11 +204,13 @@ export class LedgerService {
 
   /** Records the request for a second admin; nothing moves. */
   private async awaitApproval(request: NewApproval, idempotency: IdempotencyClaim | undefined, adminLog: AdminLogEntry): Promise<AwaitingApproval> {
-    const recorded = await this.deps.approvals.request(request, idempotency);
-    if (recorded.recorded) {
-      await this.deps.log.append({ ...adminLog, details: { ...adminLog.details, approvalId: recorded.approval.id } });
-      return { written: false, approval: recorded.approval, replayed: false };
-    }
+    // The request and its admin log row commit together (a replayed key records neither).
+    const recorded = await this.deps.db.transaction(async (tx) => {
+      const result = await this.deps.approvals.request(request, idempotency, tx);
+      if (result.recorded) await appendAdminLog(tx, { ...adminLog, details: { ...adminLog.details, approvalId: result.approval.id } });
+      return result;
+    });
+    if (recorded.recorded) return { written: false, approval: recorded.approval, replayed: false };
     if (recorded.reason === 'key_reused') throw new AppError('CONFLICT', 'Idempotency-Key was already used with a different request');
     return { written: false, approval: recorded.approval, replayed: true };
   }

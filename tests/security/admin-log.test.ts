@@ -141,6 +141,11 @@ describe('the admin log', () => {
       expect(row.request_id).toEqual(res.headers['x-request-id']);
     }
 
+    // A decision already made is no new action: rejecting the rejected one again writes no row.
+    const rowsBefore = (await logRows(app)).length;
+    expect((await app.http.post(`/api/admin/approvals/${toReject}/reject`).set(as).send()).status).toBe(200);
+    expect((await logRows(app)).length).toBe(rowsBefore);
+
     // A failed login is an action too: its row, and no token.
     const failed = await app.http.post('/api/admin/login').send({ email: ADMIN.email, password: 'not-the-password' });
     expect(failed.status).toBe(401);

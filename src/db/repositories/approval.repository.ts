@@ -35,24 +35,9 @@ export class ApprovalRepository {
    * the approval: a retry finds it (`key_bound`), another body is `key_reused`; two requests with
    * one key racing record one approval (the unique index, then the winner is read).
    */
-  async request(row: NewApproval, key: IdempotencyClaim | undefined): Promise<ApprovalRecorded> {
-    if (!key) {
-      const [created] = await this.db.insert(approvals).values(row).returning();
-      return { recorded: true, approval: created! };
-    }
-    return this.db.transaction(async (tx): Promise<ApprovalRecorded> => {
-      const sameKey = keyOf(key);
-      // A key past its lifetime is free again, as an expired key of the journal is replaced.
-      await tx.update(approvals).set({ idempotencyRoute: null, idempotencyKey: null, requestHash: null }).where(and(sameKey, keyExpired));
-      const [created] = await tx
-        .insert(approvals)
-        .values({ ...row, idempotencyRoute: key.route, idempotencyKey: key.key, requestHash: key.requestHash })
-        .onConflictDoNothing()
-        .returning();
-      if (created) return { recorded: true, approval: created };
-      const [bound] = await tx.select().from(approvals).where(sameKey);
-      return bound?.requestHash === key.requestHash ? { recorded: false, reason: 'key_bound', approval: bound } : { recorded: false, reason: 'key_reused' };
-    });
+  async request(row: NewApproval, key: IdempotencyClaim | undefined, executor?: Executor): Promise<ApprovalRecorded> {
+    // In the caller's transaction when given (the request and its admin log row commit together).
+    return executor ? recordRequest(executor, row, key) : this.db.transaction((tx) => recordRequest(tx, row, key));
   }
 
   async find(id: string): Promise<ApprovalRow | undefined> {
@@ -80,10 +65,11 @@ export class ApprovalRepository {
    * its 24 hours (one past them is expired instead). Answers the approval as it then stands,
    * whoever moved it; undefined when there is no such approval.
    */
-  async decide(id: string, decision: ApprovalDecision, adminId: string): Promise<ApprovalRow | undefined> {
-    const decided = await moveApproval(this.db, id, decision, { decidedBy: adminId, decidedAt: sql`now()` }, not(overdue));
-    if (decided) return decided;
-    return (await moveApproval(this.db, id, 'expire', {}, overdue)) ?? this.find(id);
+  async decide(id: string, decision: ApprovalDecision, adminId: string, executor: Executor = this.db): Promise<{ approval: ApprovalRow; moved: boolean } | undefined> {
+    const decided = await moveApproval(executor, id, decision, { decidedBy: adminId, decidedAt: sql`now()` }, not(overdue));
+    if (decided) return { approval: decided, moved: true };
+    const now = (await moveApproval(executor, id, 'expire', {}, overdue)) ?? (await first(executor.select().from(approvals).where(eq(approvals.id, id))));
+    return now ? { approval: now, moved: false } : undefined;
   }
 
   /**
@@ -102,6 +88,25 @@ export class ApprovalRepository {
       .set({ status: to, updatedAt: sql`now()` })
       .where(and(inArray(approvals.status, [...from]), overdue));
   }
+}
+
+/** Records a request for approval in `tx`: see ApprovalRepository.request. */
+async function recordRequest(tx: Executor, row: NewApproval, key: IdempotencyClaim | undefined): Promise<ApprovalRecorded> {
+  if (!key) {
+    const [created] = await tx.insert(approvals).values(row).returning();
+    return { recorded: true, approval: created! };
+  }
+  const sameKey = keyOf(key);
+  // A key past its lifetime is free again, as an expired key of the journal is replaced.
+  await tx.update(approvals).set({ idempotencyRoute: null, idempotencyKey: null, requestHash: null }).where(and(sameKey, keyExpired));
+  const [created] = await tx
+    .insert(approvals)
+    .values({ ...row, idempotencyRoute: key.route, idempotencyKey: key.key, requestHash: key.requestHash })
+    .onConflictDoNothing()
+    .returning();
+  if (created) return { recorded: true, approval: created };
+  const [bound] = await tx.select().from(approvals).where(sameKey);
+  return bound?.requestHash === key.requestHash ? { recorded: false, reason: 'key_bound', approval: bound } : { recorded: false, reason: 'key_reused' };
 }
 
 /** An Idempotency-Key's approval: its caller is the requester. */
