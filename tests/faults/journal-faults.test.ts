@@ -12,7 +12,8 @@ import { chargeSuccess, paidIntent, postWebhook, signedEvent } from '../helpers/
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { LEDGER_APIS } from '../helpers/sandboxes';
 import { withSandboxes } from '../helpers/with-sandboxes';
-import { addPayoutAccount, FAST_CASH_OUT, providerControl, randomAccountNumber, setProviderBalance, transfersToAccount, withdraw, withdrawalRow } from '../helpers/withdrawal-fixtures';
+import { providerControl } from '../helpers/provider-relay';
+import { addPayoutAccount, FAST_CASH_OUT, randomAccountNumber, setProviderBalance, transfersToAccount, withdraw, withdrawalRow } from '../helpers/withdrawal-fixtures';
 
 /**
  * Every ledger write kind under every way the ledger API answers on a bad day, through each of the

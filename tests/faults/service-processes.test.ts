@@ -5,7 +5,7 @@ import { ADMIN, bearer, userFields } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
 import { checkout } from '../helpers/payment-fixtures';
 import { LEDGER_APIS, startLedgerSandbox, type RunningLedger } from '../helpers/sandboxes';
-import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited as settledAndAuditedBy, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited as settledAndAuditedBy, startServiceProcess, untilFinal, type ServiceProcess } from '../helpers/service-process';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 /**
@@ -50,17 +50,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
     publicKey: string;
   }
 
-  /** Sends until the answer is final, as a phone does: 202, 409, 5xx and a dead connection are asked again. */
-  async function final(send: () => Promise<request.Response>, what: string): Promise<request.Response> {
-    return eventually(
-      async () => {
-        const res = await send().catch(() => undefined);
-        return !res || res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
-      },
-      what,
-      { intervalMs: 100 },
-    );
-  }
+  const final = untilFinal;
 
   async function signUp(service: ServiceProcess, on: RunningLedger = ledger): Promise<Client> {
     const fields = userFields();

@@ -4,7 +4,7 @@ import { eventually } from '../helpers/eventually';
 import { ADMIN, bearer, userFields } from '../helpers/factories';
 import { forwardTo, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
+import { queryDatabase, scratchDatabase, serviceProcessEnv, settledAndAudited, startServiceProcess, untilFinal, type ServiceProcess } from '../helpers/service-process';
 import { withSandboxes } from '../helpers/with-sandboxes';
 import { FAST_CASH_OUT, randomAccountNumber, setProviderBalance, transfersToAccount } from '../helpers/withdrawal-fixtures';
 
@@ -69,17 +69,7 @@ async function proxy(behaviour: Behaviour): Promise<FakeServer> {
   return started;
 }
 
-/** Sends until the answer is final, as a phone does: 202, 409, 5xx and a dead connection are asked again. */
-function final(send: () => Promise<request.Response>, what: string): Promise<request.Response> {
-  return eventually(
-    async () => {
-      const res = await send().catch(() => undefined);
-      return !res || res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
-    },
-    what,
-    { intervalMs: 100 },
-  );
-}
+const final = untilFinal;
 
 interface Holder {
   userId: string;
@@ -92,7 +82,9 @@ interface Holder {
 /** A user of `service` holding 10 tokens, with a payout account of a fresh number; the provider's float raised. */
 async function holderOfTenTokens(service: ServiceProcess): Promise<Holder> {
   const admin = (await request(service.url).post('/api/admin/login').send(ADMIN).expect(200)).body.token as string;
-  await final(() => request(service.url).post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: '100' }), 'create-asset');
+  const supplyKey = `supply-${crypto.randomUUID()}`;
+  const supplied = await final(() => request(service.url).post('/api/ledger/create-asset').set(bearer(admin)).set('Idempotency-Key', supplyKey).send({ assetCode: 'WLT', amount: '100' }), 'create-asset');
+  expect(supplied.status).toBe(200);
   const fields = userFields();
   const signup = await request(service.url).post('/api/users/signup').send(fields).expect(201);
   const login = await request(service.url).post('/api/users/login').send({ identifier: fields.username, password: fields.password }).expect(200);

@@ -174,3 +174,18 @@ export async function settledAndAudited(databaseUrl: string, env: Record<string,
   const audit = await runCli('ledger-audit', env);
   expect({ code: audit.code, output: audit.output }).toEqual({ code: 0, output: expect.stringContaining('the database and the ledger agree') });
 }
+
+/**
+ * Sends until the answer is final, as a phone does: 202, 409, 5xx and a dead connection are asked
+ * again. A money-moving request must carry an Idempotency-Key, or asking again moves money again.
+ */
+export function untilFinal<T extends { status: number }>(send: () => Promise<T>, what: string): Promise<T> {
+  return eventually(
+    async () => {
+      const res = await send().catch(() => undefined);
+      return !res || res.status === 202 || res.status === 409 || res.status >= 500 ? undefined : res;
+    },
+    what,
+    { intervalMs: 100 },
+  );
+}

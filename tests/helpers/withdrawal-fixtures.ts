@@ -10,8 +10,6 @@ import { providerControl } from './provider-relay';
 import type { RunningProvider } from './sandboxes';
 import type { TestApp } from './test-app';
 
-export { providerControl, relayedProvider } from './provider-relay';
-
 /** Settings that make the cash-out's background work quick enough for a test. */
 export const FAST_CASH_OUT = {
   WITHDRAWAL_CHECK_RETRY_MS: '100',

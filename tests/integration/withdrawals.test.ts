@@ -3,18 +3,17 @@ import { sql } from 'drizzle-orm';
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
-import { startFakeServer } from '../helpers/fake-server';
+import { answer, forwardTo, startFakeServer } from '../helpers/fake-server';
 import { mintedPurchase, postWebhook, refundAtProvider, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import type { RunningProvider } from '../helpers/sandboxes';
 import type { TestApp } from '../helpers/test-app';
+import { providerControl, relayedProvider } from '../helpers/provider-relay';
 import { withSandboxes } from '../helpers/with-sandboxes';
 import {
   addPayoutAccount,
   FAST_CASH_OUT,
-  providerControl,
   providerTransfersOf,
-  relayedProvider,
   randomAccountNumber,
   setProviderBalance,
   transfersToAccount,
@@ -388,5 +387,27 @@ describe('payout accounts', () => {
     expect((await app.http.get('/api/payments/payout-accounts').set(bearer(user.token)).expect(200)).body).toHaveLength(1);
     const toRemoved = await withdraw(app, user, { amount: 1, payoutAccountId: added.body.payoutAccountId });
     expect(toRemoved.status).toBe(404);
+  });
+
+  it("refuses an account the bank cannot resolve with a 400, storing nothing and registering no recipient", async () => {
+    const provider = relay.provider();
+    // The provider as it answers an account number its bank does not know.
+    const proxy = await startFakeServer((req, res, body) =>
+      req.url?.startsWith('/bank/resolve')
+        ? answer(422, JSON.stringify({ status: false, message: 'Could not resolve account name. Check parameters or try again.' }))(req, res, body)
+        : forwardTo(provider.url)(req, res, body),
+    );
+    try {
+      const app = await startApp({ ...FAST_CASH_OUT, ...provider.env, PAYSTACK_BASE_URL: proxy.url });
+      const user = await createUser(app);
+      const res = await app.http.post('/api/payments/payout-accounts').set(bearer(user.token)).send({ bankCode: '058', accountNumber: randomAccountNumber() });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, message: 'The bank could not resolve this account number' });
+      expect(proxy.requests.filter((r) => r.url.startsWith('/transferrecipient'))).toEqual([]);
+      const [count] = await queryRows<{ n: number }>(app.container.database, sql`select count(*)::int as n from payout_accounts`);
+      expect(count!.n).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });
