@@ -32,9 +32,7 @@ export interface MailOutboxServiceDeps {
 export class MailOutboxService extends QueueWorker<DueMail> {
   constructor(private readonly deps: MailOutboxServiceDeps) {
     super(deps.outbox, {
-      // A mail queued while a pass runs gets another pass: the running one may have looked already.
       failureMessage: 'mail outbox deferred',
-      rerunWhenCalledDuringPass: true,
       batchSize: 20,
       policy: deps.options,
       describe: (mail) => ({ mailId: mail.id, kind: mail.kind }),

@@ -40,7 +40,9 @@ export abstract class QueueWorker<Item extends { id: string; attempts: number }>
     private readonly queueOptions: QueueWorkerOptions<Item>,
     protected readonly logger: Logger,
   ) {
-    super(logger, queueOptions);
+    // Work is queued and then run() is called; a call during a pass that has already looked must
+    // get another pass, or the new item waits for the next interval (or forever, without one).
+    super(logger, { rerunWhenCalledDuringPass: true, ...queueOptions });
   }
 
   /**

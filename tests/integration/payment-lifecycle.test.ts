@@ -6,10 +6,13 @@ import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { ledgerBalance } from '../helpers/ledger-fixtures';
-import { checkout, createIntent, mintRecords, paidIntent, paymentBecomes, paymentRow, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
+import { chargeSuccess, checkout, createIntent, mintRecords, paidIntent, paymentBecomes, paymentRow, postWebhook, signedEvent, supplyTokens } from '../helpers/payment-fixtures';
 import type { TestApp } from '../helpers/test-app';
 import { MINT_NOT_YET_LIMIT } from '../../src/domain/payment-lifecycle';
 import { withSandboxes } from '../helpers/with-sandboxes';
+import { WebhookInboxRepository } from '../../src/db/repositories/webhook-inbox.repository';
+import type { Database } from '../../src/db/client';
+import { readProviderEvent } from '../../src/http/webhook-event';
 
 /**
  * A purchase's life around its mint (src/domain/payment-lifecycle.ts), against the ledger and
@@ -225,6 +228,59 @@ describe('the webhook inbox', () => {
     expect((await app.container.reversalRepo.listByReference(intent.reference)).map((r) => r.key).sort()).toEqual(['refund:9001', 'refund:9002']);
     const metrics = await app.http.get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^webhook_events_set_aside 0$/m);
+  });
+  it('settles an event whose redelivery was being stored while the pass looked: a duplicate delivery locks nothing the pass would skip', async () => {
+    const app = await startApp(SWEEP_AT_ONCE);
+    await supplyTokens(app);
+    const buyer = await createUser(app);
+    const intent = await paidIntent(app, buyer, 400);
+    const delivered = readProviderEvent(Buffer.from(signedEvent(chargeSuccess(intent.reference, 40_000), provider.secretKey).body))!;
+    // The first delivery is stored; its redelivery's store is still in its transaction when a pass claims.
+    expect(await app.container.webhookEvents.store(delivered)).toBe(true);
+    await app.container.database.db.transaction(async (tx) => {
+      expect(await new WebhookInboxRepository(tx as Database).store(delivered)).toBe(false);
+      await app.container.webhookInbox.run();
+    });
+
+    const [event] = await app.container.webhookEvents.listByReference(intent.reference);
+    expect(event).toMatchObject({ status: 'done', attempts: 1, outcome: expect.stringMatching(/^(minted|verified)$/) });
+    await app.container.reconciler.run();
+    await paymentBecomes(app, intent.reference, 'minted');
+    expect(await mintRecords(app, buyer.userId)).toHaveLength(1);
+  });
+
+  it('makes one more pass when an event arrives while a pass that already found nothing is finishing', async () => {
+    const app = await startApp(SWEEP_AT_ONCE);
+    await supplyTokens(app);
+    const buyer = await createUser(app);
+    const intent = await paidIntent(app, buyer, 300);
+    // Holds the next pass open just after its claim found nothing, as a slow database answer would.
+    const claimDue = app.container.webhookEvents.claimDue.bind(app.container.webhookEvents);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holdNextEmpty = true;
+    const claims = jest.spyOn(app.container.webhookEvents, 'claimDue').mockImplementation(async (limit, leaseMs) => {
+      const due = await claimDue(limit, leaseMs);
+      if (due.length === 0 && holdNextEmpty) {
+        holdNextEmpty = false;
+        await held;
+      }
+      return due;
+    });
+    const finishing = app.container.webhookInbox.run();
+    await eventually(async () => (holdNextEmpty ? undefined : true), 'the pass to find nothing');
+
+    const { body, signature } = signedEvent(chargeSuccess(intent.reference, 30_000), provider.secretKey);
+    await postWebhook(app, body, signature).expect(200);
+    release();
+    await finishing;
+    // The call that came during the finishing pass started another, which claims the new event.
+    expect(claims).toHaveBeenCalledTimes(2);
+    await eventually(
+      async () => ((await app.container.webhookEvents.listByReference(intent.reference))[0]?.status === 'done' ? true : undefined),
+      'the event to be settled by the next pass',
+    );
+    claims.mockRestore();
   });
 });
 

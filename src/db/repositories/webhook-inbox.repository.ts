@@ -14,18 +14,25 @@ export class WebhookInboxRepository {
    * Stores an event once per provider event (the provider delivers it again until answered 200);
    * true when it is now open for the worker. A redelivery of an event set aside after its last
    * attempt reopens it: the provider still knows about it, so someone should look again.
+   *
+   * A redelivery of an open event must lock nothing: the worker claims with SKIP LOCKED, so a
+   * row locked by a redelivery's statement (ON CONFLICT DO UPDATE locks the row even when its
+   * WHERE refuses) would be skipped by the one pass that was woken for it. Hence DO NOTHING, and
+   * a reopen that matches (and locks) only a set-aside row.
    */
   async store(event: ProviderEvent): Promise<boolean> {
-    const rows = await this.db
+    const inserted = await this.db
       .insert(webhookEvents)
       .values({ event: event.event, eventKey: event.eventKey, reference: event.reference, payload: event.data })
-      .onConflictDoUpdate({
-        target: webhookEvents.eventKey,
-        set: { status: 'received', attempts: 0, nextAttemptAt: sql`now()`, updatedAt: new Date() },
-        setWhere: eq(webhookEvents.status, 'failed'),
-      })
+      .onConflictDoNothing({ target: webhookEvents.eventKey })
       .returning({ id: webhookEvents.id });
-    return rows.length > 0;
+    if (inserted.length > 0) return true;
+    const reopened = await this.db
+      .update(webhookEvents)
+      .set({ status: 'received', attempts: 0, nextAttemptAt: sql`now()`, updatedAt: new Date() })
+      .where(and(eq(webhookEvents.eventKey, event.eventKey), eq(webhookEvents.status, 'failed')))
+      .returning({ id: webhookEvents.id });
+    return reopened.length > 0;
   }
 
   /** Events due for an attempt, leased to the caller (SKIP LOCKED: one process per event at a time). */
