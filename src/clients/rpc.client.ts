@@ -2,6 +2,7 @@ import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, TransactionBuilder
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
+import { LedgerCloseWatch } from './ledger-close-watch';
 import { LedgerUnavailableError } from './ledger-errors';
 import { answerWithin, failureReason, neverConnected, unavailable } from './ledger-failures';
 import { rejectionOf } from './result-codes';
@@ -25,19 +26,23 @@ const evidenceSchema = z.object({ latestLedger: z.number().int().positive(), old
 /**
  * The ledger port over Stellar RPC (JSON-RPC 2.0), through rpc.Server exactly as against a real RPC
  * provider. RPC submits asynchronously: sendTransaction only says whether core took the envelope
- * into its queue; the outcome is polled with getTransaction. A submission answers the same
- * SubmitAnswer as on Horizon; a failed read is LedgerUnavailableError.
+ * into its queue; the outcome is asked for with getTransaction just after each close
+ * (LedgerCloseWatch). A submission answers the same SubmitAnswer as on Horizon; a failed read is
+ * LedgerUnavailableError.
  */
 export class RpcClient implements LedgerApi {
   readonly kind = 'rpc';
   readonly server: rpc.Server;
   readonly networkPassphrase: string;
   private readonly submitTimeoutMs: number;
+  /** When the ledger closes: a submission's outcome is asked for just after it. */
+  private readonly closes: LedgerCloseWatch;
 
   constructor(options: RpcClientOptions) {
     this.server = new rpc.Server(options.rpcUrl, { allowHttp: options.rpcUrl.startsWith('http://'), timeout: options.readTimeoutMs ?? 10_000 });
     this.networkPassphrase = options.networkPassphrase;
     this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
+    this.closes = new LedgerCloseWatch({ readTip: async () => (await this.server.getHealth()).latestLedger });
   }
 
   /**
@@ -68,7 +73,12 @@ export class RpcClient implements LedgerApi {
       return { kind: 'refused', error: rejectionOf(sent.errorResult, feeBump) };
     }
     if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') return unclear(`sendTransaction answered ${sent.status}`);
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
+    this.closes.observe(sent.latestLedger);
+    // Asked at once (an instant ledger, or a DUPLICATE already applied), then once after each close
+    // the watch sees: an instance behind the others (NOT_FOUND at an older ledger) is asked again
+    // after the next close, never in a loop.
+    let askedAfter = 0;
+    while (Date.now() < deadline) {
       const answer = await this.server.getTransaction(hash).catch(() => undefined);
       // FAILED: in its ledger with tx_failed, refused with its codes as Horizon answers it
       if (answer?.status === 'FAILED') return { kind: 'refused', error: rejectionOf(answer.resultXdr, feeBump) };
@@ -76,7 +86,11 @@ export class RpcClient implements LedgerApi {
         const found = this.foundOf(answer);
         return { kind: 'applied', hash: found.hash, ledger: found.ledger, feeCharged: found.feeCharged };
       }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
+      const reported = answer?.status === 'NOT_FOUND' ? answer.latestLedger : 0;
+      this.closes.observe(reported);
+      const tip = await this.closes.closedAfter(Math.max(reported, askedAfter), deadline);
+      if (tip === undefined) break;
+      askedAfter = tip;
     }
     return unclear('not in a ledger by the submit deadline');
   }
