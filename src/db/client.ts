@@ -61,7 +61,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
 async function openPostgres(url: string, poolSize: number, applicationName: string): Promise<Omit<DatabaseHandle, 'kind'>> {
   const { Pool } = await import('pg');
-  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const { drizzle, NodePgSession } = await import('drizzle-orm/node-postgres');
+  const { PgDialect } = await import('drizzle-orm/pg-core');
   const { migrate } = await import('drizzle-orm/node-postgres/migrator');
   const pool = new Pool({ connectionString: url, max: poolSize, application_name: applicationName });
   // An idle client losing its server (restart, failover) must not crash the process.
@@ -73,11 +74,15 @@ async function openPostgres(url: string, poolSize: number, applicationName: stri
   // and sends BEGIN before its try/finally, so a BEGIN that fails (the server restarting) never
   // releases the client: an outage leaked connections (the pool never drained on close), and
   // enough of them would leave the pool empty with every query waiting forever. Here the client
-  // is checked out and always released by us, and the transaction runs on it alone.
+  // is checked out and always released by us, and the transaction runs on it alone: a session on
+  // that client sharing the pool instance's dialect and relational config (building those from the
+  // schema per transaction was 7% of the service's CPU under load; BENCHMARKS.md, issue 37).
+  const dialect = new PgDialect();
+  const relational = { fullSchema: db._.fullSchema, schema: db._.schema!, tableNamesMap: db._.tableNamesMap };
   db.transaction = async (work, config) => {
     const client = await pool.connect();
     try {
-      return await drizzle(client, { schema }).transaction(work as never, config);
+      return await new NodePgSession(client, dialect, relational).transaction(work as never, config);
     } finally {
       client.release();
     }
