@@ -161,15 +161,17 @@ export class AccountSubmitter {
    * last error: none of their envelopes can apply, so the entries wait for a new one.
    */
   private async runBatch(lane: Lane, jobs: QueuedJob[]): Promise<void> {
-    const batch: Batch = { pending: jobs, lastError: new LedgerUnavailableError(), bidFloor: undefined };
+    const batch: Batch = { pending: jobs, lastError: new LedgerUnavailableError(), bidFloor: undefined, windowFactor: 1 };
     let round = 0;
+    let atOnce = false;
     while (round < MAX_ROUNDS && batch.pending.length > 0) {
-      if (round > 0) await backoff(round, this.options.retryBaseMs ?? 100);
+      if (round > 0 && !atOnce) await backoff(round, this.options.retryBaseMs ?? 100);
       const end = await this.rounds.play(lane, batch);
       if (end.next === 'done') return;
       if (end.error) batch.lastError = end.error;
       if (end.next === 'give_up') break;
       if (end.countsAsRound) round++;
+      atOnce = end.atOnce === true;
     }
     for (const q of batch.pending) q.resolve({ status: 'waiting', error: batch.lastError });
   }

@@ -25,7 +25,15 @@ export interface Batch {
   lastError: Error;
   /** Raised when a full queue refuses a bid (tx_insufficient_fee): recent charges lag behind a surge. */
   bidFloor: bigint | undefined;
+  /**
+   * How many times the configured ledger window the next envelope gets: doubled after tx_too_late
+   * (the ledger outran the window, e.g. a burst on fast ledgers), up to MAX_WINDOW_FACTOR.
+   */
+  windowFactor: number;
 }
+
+/** A window of 24 ledgers grows to 192 at most: an envelope unknown after a crash is proven dead within that. */
+const MAX_WINDOW_FACTOR = 8;
 
 /** What a round works with: the journal's storage and the envelope's settlement, the sender, how long a new envelope is this process's. */
 export interface BatchRoundsDeps {
@@ -42,8 +50,9 @@ export type RoundEnd =
   /**
    * The pending jobs go into a new envelope. `error`, when set, is the new last error.
    * `countsAsRound: false` only when entries went to another process: the round changed the batch.
+   * `atOnce`: nothing to wait out (the ledgers passed the envelope's bounds while it waited).
    */
-  | { next: 'retry'; countsAsRound: boolean; error?: Error }
+  | { next: 'retry'; countsAsRound: boolean; error?: Error; atOnce?: boolean }
   /** No new envelope can do better: the pending jobs wait, with this error. */
   | { next: 'give_up'; error: Error };
 
@@ -91,7 +100,7 @@ export class BatchRounds {
    * give_up does.
    */
   private async build(lane: Lane, batch: Batch): Promise<Built | RoundEnd> {
-    const build = await this.builder.build(lane, batch.pending.map((q) => q.job), batch.bidFloor);
+    const build = await this.builder.build(lane, batch.pending.map((q) => q.job), batch.bidFloor, batch.windowFactor);
     switch (build.kind) {
       case 'unreachable':
         // Only an unreachable ledger API may answer next round; any other build error would repeat.
@@ -166,6 +175,12 @@ export class BatchRounds {
       batch.bidFloor = named !== undefined && named > refused ? named : refused * 2n;
     }
     batch.pending = survivors;
+    if (error.transactionCode === 'tx_too_late') {
+      // The ledger moved past the envelope's window before it arrived (a burst on fast ledgers): it
+      // cannot have applied, and a new envelope with a wider window has nothing to wait for.
+      batch.windowFactor = Math.min(MAX_WINDOW_FACTOR, batch.windowFactor * 2);
+      return { next: 'retry', countsAsRound: true, error, atOnce: true };
+    }
     return { next: 'retry', countsAsRound: true, error };
   }
 

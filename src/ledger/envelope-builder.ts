@@ -4,6 +4,7 @@ import { reach } from './edge-failure';
 import type { LedgerApi } from '../clients/ledger-api';
 import type { FeeBumper } from './fee-bumper';
 import type { LedgerJob } from './kinds/entry-kind';
+import { signEnvelope } from './envelope-signing';
 
 /** The inner transaction bids nothing: its fee bump pays (CAP-15), so its source needs no XLM. */
 const INNER_FEE = '0';
@@ -49,7 +50,7 @@ export class EnvelopeBuilder {
    * bump. Its reads of the ledger API (the lane's account, the latest ledger) answer their failure
    * as a value; what follows them only computes and signs (the fee bid never fails: FeePolicy).
    */
-  async build(lane: Lane, jobs: LedgerJob[], bidFloor: bigint | undefined): Promise<Build> {
+  async build(lane: Lane, jobs: LedgerJob[], bidFloor: bigint | undefined, windowFactor = 1): Promise<Build> {
     const laneKey = lane.keypair.publicKey();
     if (!lane.account) {
       const loaded = await reach(() => this.options.client.loadAccount(laneKey));
@@ -59,7 +60,7 @@ export class EnvelopeBuilder {
     }
     const latest = await reach(() => this.options.client.latestLedger());
     if (!latest.reached) return unread(latest.error);
-    const { minLedger, maxLedger } = this.ledgerBoundsFor(lane, latest.value.sequence);
+    const { minLedger, maxLedger } = this.ledgerBoundsFor(lane, latest.value.sequence, this.options.txTimeoutLedgers * windowFactor);
     const builder = new TransactionBuilder(lane.account, {
       fee: INNER_FEE,
       networkPassphrase: this.options.client.networkPassphrase,
@@ -83,22 +84,22 @@ export class EnvelopeBuilder {
     const signers = new Map<string, Keypair>([[laneKey, lane.keypair]]);
     if (sourceActs) signers.set(this.publicKey, this.options.source);
     for (const job of jobs) for (const s of job.signers ?? []) signers.set(s.publicKey(), s);
-    tx.sign(...signers.values());
+    signEnvelope(tx, ...signers.values());
     return { kind: 'built', ...(await this.options.bumper.wrap(tx, bidFloor)) };
   }
 
   /**
    * The ledgers the envelope may enter: from `minLedger`, the ledger the API has closed now (read
-   * before signing: the envelope cannot enter any ledger up to it), to txTimeoutLedgers after it
+   * before signing: the envelope cannot enter any ledger up to it), to `windowLedgers` after it
    * (maxLedger is exclusive). Ledger numbers, not the process's clock: a process whose clock is
    * wrong can neither expire its envelopes early nor have them judged early. A refused envelope's
    * operations are rebuilt at the same sequence number with an inner fee of 0 whatever the fee
    * bump bids: built within the same ledger it would be the very transaction the journal already
    * holds as failed, so a later maxLedger makes it a new one.
    */
-  private ledgerBoundsFor(lane: Lane, minLedger: number): { minLedger: number; maxLedger: number } {
+  private ledgerBoundsFor(lane: Lane, minLedger: number, windowLedgers: number): { minLedger: number; maxLedger: number } {
     const sequence = BigInt(lane.account!.sequenceNumber()) + 1n;
-    let maxLedger = minLedger + 1 + this.options.txTimeoutLedgers;
+    let maxLedger = minLedger + 1 + windowLedgers;
     if (lane.lastBuilt?.sequence === sequence && maxLedger <= lane.lastBuilt.maxLedger) maxLedger = lane.lastBuilt.maxLedger + 1;
     lane.lastBuilt = { sequence, maxLedger };
     return { minLedger, maxLedger };

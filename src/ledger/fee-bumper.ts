@@ -1,6 +1,7 @@
 import { FeeBumpTransaction, TransactionBuilder, type Keypair, type Transaction } from '@stellar/stellar-sdk';
 import type { LedgerRejectedError } from '../clients/ledger-errors';
 import type { FeePolicy } from './fee-policy';
+import { signEnvelope } from './envelope-signing';
 
 /** The inner transaction of an envelope (itself when it is not a fee bump). */
 export function innerOf(envelope: Transaction | FeeBumpTransaction): Transaction {
@@ -43,7 +44,7 @@ export class FeeBumper {
 
   private build(inner: Transaction, perOperation: bigint): FeeBumpTransaction {
     const bump = TransactionBuilder.buildFeeBumpTransaction(this.feeSource, perOperation.toString(), inner, this.networkPassphrase);
-    bump.sign(this.feeSource);
+    signEnvelope(bump, this.feeSource);
     return bump;
   }
 }

@@ -259,6 +259,39 @@ describe('a submission whose answer comes after the submit timeout', () => {
   });
 });
 
+describe('an envelope that reaches the ledger after its last ledger passed', () => {
+  it('is refused tx_too_late and its transfer rides at once in a new envelope with a wider window, not after a backoff', async () => {
+    // Bounds of two ledgers; a backoff (10-20 s at round 1) far longer than the answer's wait.
+    const service = await startApp({ LEDGER_TX_TIMEOUT_LEDGERS: '2', LEDGER_RETRY_BASE_MS: '10000', LEDGER_ANSWER_WAIT_MS: '9000' });
+    const alice = await fundedUser(service, 10);
+    const bob = await createUser(service);
+    // On its way, the first envelope is overtaken by three ledgers (a burst of other submissions on
+    // fast ledgers): each friendbot funding closes one.
+    const client = service.container.ledgerModule.client;
+    const submit = client.submit.bind(client);
+    let overtaken = 0;
+    client.submit = async (tx) => {
+      if (overtaken++ === 0) for (let i = 0; i < 3; i++) expect((await fetch(`${ledger.url}/friendbot?addr=${Keypair.random().publicKey()}`)).ok).toBe(true);
+      return submit(tx);
+    };
+
+    const res = await service.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 4 });
+
+    // Answered within the wait: the new envelope did not wait out a backoff.
+    expect(res.status).toBe(200);
+    const envelopes = (await allEnvelopes(service)).filter((e) => e.sourceAccount === alice.ledgerPublicKey).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    expect(envelopes.map((e) => ({ status: e.status, failure: e.failure }))).toEqual([
+      { status: 'failed', failure: expect.stringContaining('tx_too_late') },
+      { status: 'confirmed', failure: null },
+    ]);
+    // The new envelope may enter twice as many ledgers after the one it was built at as the one the
+    // ledger outran (first_ledger: the latest closed when it was built; last_ledger: the last it may enter).
+    const windowOf = (e: (typeof envelopes)[number]) => e.lastLedger! - e.firstLedger!;
+    expect([windowOf(envelopes[0]!), windowOf(envelopes[1]!)]).toEqual([2, 4]);
+    expect(await balancesOf(alice.ledgerPublicKey, bob.ledgerPublicKey)).toEqual(['6.0000000', '4.0000000']);
+  });
+});
+
 describe('the ledger down while a paid reference is verified', () => {
   it('answers success, keeps the reference consumed, and the reconciler mints once when the ledger is back', async () => {
     await startApp(SHORT_LEDGER_WAITS);
