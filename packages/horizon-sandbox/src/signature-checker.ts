@@ -75,13 +75,24 @@ export class SignatureChecker {
     const rawKey = StrKey.decodeEd25519PublicKey(accountId);
     if (!signature.hint().equals(rawKey.subarray(rawKey.length - 4))) return false;
     try {
-      return verify(null, this.hash, publicKeyObject(rawKey), signature.signature());
+      return verify(null, this.hash, publicKeyObject(accountId, rawKey), signature.signature());
     } catch {
       return false;
     }
   }
 }
 
-function publicKeyObject(rawKey: Buffer): KeyObject {
-  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, rawKey]), format: 'der', type: 'spki' });
+// A key object per account, kept: building one per verification was 9% of the sandbox's CPU while
+// a hundred wallets transferred (BENCHMARKS.md, issue 37). Bounded: emptied when full.
+const KEY_OBJECTS_KEPT = 10_000;
+const keyObjects = new Map<string, KeyObject>();
+
+function publicKeyObject(accountId: string, rawKey: Buffer): KeyObject {
+  let key = keyObjects.get(accountId);
+  if (!key) {
+    if (keyObjects.size >= KEY_OBJECTS_KEPT) keyObjects.clear();
+    key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, rawKey]), format: 'der', type: 'spki' });
+    keyObjects.set(accountId, key);
+  }
+  return key;
 }
