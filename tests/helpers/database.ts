@@ -18,6 +18,11 @@ export async function openTestDatabase(): Promise<DatabaseHandle> {
 
 let workerDatabase: Promise<string> | undefined;
 
+/** The URL openTestDatabase opens: for a second handle on the same database (a second process's). */
+export function testDatabaseUrl(): Promise<string> {
+  return process.env.TEST_DATABASE_URL ? Promise.resolve(process.env.TEST_DATABASE_URL) : workerDatabaseUrl();
+}
+
 function workerDatabaseUrl(): Promise<string> {
   workerDatabase ??= createWorkerDatabase();
   return workerDatabase;
