@@ -76,13 +76,18 @@ export class LedgerService {
   async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
     const previous = await this.deps.journal.previousWrite(idempotency);
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
+    // A ledger not ready answers first (503); the reads after it are independent of each other, so
+    // they go together, not one after another (issue 37).
     const asset = await this.deps.ledger.asset();
-    const sender = await this.activeWallet(userId);
+    const [sender, internalReceiver] = await Promise.all([this.activeWallet(userId), this.deps.wallets.findByPublicKey(receiver)]);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
-    const internalReceiver = await this.deps.wallets.findByPublicKey(receiver);
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [receiverAccount, senderAccount] = await Promise.all([this.deps.ledger.account(receiver, asset), this.deps.ledger.account(sender.publicKey, asset)]);
+    const [receiverAccount, senderAccount, held] = await Promise.all([
+      this.deps.ledger.account(receiver, asset),
+      this.deps.ledger.account(sender.publicKey, asset),
+      this.deps.reversals.heldFor(userId),
+    ]);
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }
@@ -95,7 +100,6 @@ export class LedgerService {
     const balance = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
     if (balance < stroops) throw new AppError('VALIDATION', 'Insufficient balance');
     // Tokens of a payment under an open chargeback stay in the wallet but may not leave it.
-    const held = await this.deps.reversals.heldFor(userId);
     if (balance - held < stroops) {
       throw new AppError('VALIDATION', `Insufficient balance: ${formatStroops(held)} ${this.deps.tokenCode} are held while a payment of yours is disputed`);
     }
