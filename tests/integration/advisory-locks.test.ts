@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { openDatabase, type DatabaseHandle } from '../../src/db/client';
+import { queryRows } from '../helpers/database-state';
 import { openTestDatabase, testDatabaseUrl } from '../helpers/database';
 
 /**
@@ -25,9 +27,11 @@ function gate(): { open: () => void; opened: Promise<void> } {
 
 /** How many advisory locks PostgreSQL shows granted in this test's database (other workers use others). */
 async function advisoryLocksHeld(handle: DatabaseHandle): Promise<number> {
-  const { sql } = await import('drizzle-orm');
-  const result = await handle.db.execute(sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`);
-  return Number((result as unknown as { rows: { n: number }[] }).rows[0]!.n);
+  const [row] = await queryRows<{ n: number }>(
+    handle,
+    sql`select count(*)::int as n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`,
+  );
+  return Number(row!.n);
 }
 
 it('a key held by one process is taken by the other only after it is released', async () => {
