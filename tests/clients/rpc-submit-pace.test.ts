@@ -33,7 +33,7 @@ async function payment(client: RpcClient, source: Keypair, destination: string) 
   return tx;
 }
 
-it('asks getTransaction at most twice per submission, and every one is applied in the ledger it was queued for', async () => {
+it('asks getTransaction at most twice per submission, and every one is applied', async () => {
   const client = new RpcClient({ rpcUrl: ledger.rpcUrl, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, readTimeoutMs: PATIENCE_MS, submitTimeoutMs: PATIENCE_MS });
   const senders = await Promise.all(Array.from({ length: 10 }, funded));
   const receiver = (await funded()).publicKey();
@@ -53,10 +53,10 @@ it('asks getTransaction at most twice per submission, and every one is applied i
     submitted += txs.length;
     for (const answer of answers) {
       expect(answer).toMatchObject({ kind: 'applied' });
-      // Queued while `queuedAt` was the latest: applied in one of the next ledgers (all ten fit in one).
+      // Queued while `queuedAt` was the latest: applied in a later ledger. Not necessarily all in one:
+      // a close may fall between the ten arrivals, and each is then asked again after the next.
       expect((answer as { ledger: number }).ledger).toBeGreaterThan(queuedAt);
     }
-    expect(new Set(answers.map((a) => (a as { ledger: number }).ledger)).size).toBe(1);
   }
   expect(asked).toBeLessThanOrEqual(2 * submitted);
 });
