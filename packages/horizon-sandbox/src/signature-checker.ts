@@ -1,6 +1,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { StrKey, type xdr } from '@stellar/stellar-sdk';
 import type { AccountEntry } from './ledger-state';
+import { SignatureCache } from './signature-cache';
 
 export type ThresholdLevel = 'low' | 'med' | 'high';
 
@@ -25,6 +26,7 @@ export class SignatureChecker {
   constructor(
     private readonly hash: Buffer,
     private readonly signatures: readonly xdr.DecoratedSignature[],
+    private readonly signatureCache: SignatureCache = processSignatureCache,
   ) {
     this.used = signatures.map(() => false);
   }
@@ -74,25 +76,34 @@ export class SignatureChecker {
     if (!signature) return false;
     const rawKey = StrKey.decodeEd25519PublicKey(accountId);
     if (!signature.hint().equals(rawKey.subarray(rawKey.length - 4))) return false;
-    try {
-      return verify(null, this.hash, publicKeyObject(accountId, rawKey), signature.signature());
-    } catch {
-      return false;
-    }
+    return this.signatureCache.verify(this.hash, rawKey, signature.signature());
   }
 }
+
+function verifyEd25519(message: Buffer, publicKey: Buffer, signature: Buffer): boolean {
+  try {
+    return verify(null, message, publicKeyObject(publicKey), signature);
+  } catch {
+    return false;
+  }
+}
+
+// One for the process: core's admission and the ledger's apply each build their own checker for
+// the same envelope, so only a cache they share spares the second verification.
+const processSignatureCache = new SignatureCache(verifyEd25519);
 
 // A key object per account, kept: building one per verification was 9% of the sandbox's CPU while
 // a hundred wallets transferred (BENCHMARKS.md, issue 37). Bounded: emptied when full.
 const KEY_OBJECTS_KEPT = 10_000;
 const keyObjects = new Map<string, KeyObject>();
 
-function publicKeyObject(accountId: string, rawKey: Buffer): KeyObject {
-  let key = keyObjects.get(accountId);
+function publicKeyObject(rawKey: Buffer): KeyObject {
+  const id = rawKey.toString('base64');
+  let key = keyObjects.get(id);
   if (!key) {
     if (keyObjects.size >= KEY_OBJECTS_KEPT) keyObjects.clear();
     key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, rawKey]), format: 'der', type: 'spki' });
-    keyObjects.set(accountId, key);
+    keyObjects.set(id, key);
   }
   return key;
 }
