@@ -63,6 +63,11 @@ export class HorizonClient implements LedgerApi {
     };
   }
 
+  /** One request per account (Horizon has no batch read), all at once. */
+  loadAccounts(publicKeys: readonly string[]): Promise<(LedgerAccount | undefined)[]> {
+    return Promise.all(publicKeys.map((publicKey) => this.loadAccount(publicKey)));
+  }
+
   /**
    * Horizon submits synchronously: it answers when the ledger holding the transaction closed. Only
    * two answers are clear: success, and the 400 refusal with result codes. A connection never

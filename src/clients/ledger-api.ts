@@ -106,7 +106,10 @@ export interface LedgerApi {
   lookupTransaction(hash: string): Promise<TransactionLookup>;
   /** The account, or undefined when it does not exist; with `asset`, its trustline for it too. */
   loadAccount(publicKey: string, asset?: Asset): Promise<LedgerAccount | undefined>;
+  /** loadAccount for several accounts, in the order asked (RPC reads them in one call). */
+  loadAccounts(publicKeys: readonly string[], asset?: Asset): Promise<(LedgerAccount | undefined)[]>;
   feeStats(): Promise<FeeStats>;
+  /** The newest closed ledger, at most one close old: what an envelope's ledger bounds start from. */
   latestLedger(): Promise<LedgerTip>;
   /** The ledgers the API holds history for. Throws LedgerUnavailableError when it is unhealthy. */
   health(): Promise<LedgerHealth>;

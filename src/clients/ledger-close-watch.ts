@@ -44,6 +44,8 @@ export class LedgerCloseWatch {
   private looping = false;
   /** The newest sequence seen, by a read or in an answer. */
   private tip = 0;
+  /** When an answer last reported the newest sequence (or a later one). */
+  private tipSeenAt = -Infinity;
   /** The last read of the tip, and when it was made. */
   private lastRead: { tip: number; at: number } | undefined;
   /** The last close this watch saw, and its estimated time (on the grid of predicted closes). */
@@ -71,9 +73,23 @@ export class LedgerCloseWatch {
     return this.intervals.length === 0 ? undefined : Math.min(...this.intervals);
   }
 
-  /** A sequence some answer reported (sendTransaction and getTransaction carry the latest ledger). */
+  /** A sequence some answer reported (sendTransaction, getTransaction and getLedgerEntries carry the latest ledger). */
   observe(sequence: number): void {
-    if (sequence > this.tip) this.tip = sequence;
+    if (sequence <= 0 || sequence < this.tip) return;
+    this.tip = sequence;
+    this.tipSeenAt = this.now();
+  }
+
+  /**
+   * The newest sequence, when an answer reported it within a quarter of the close interval: at
+   * most one close behind the ledger (the interval is the shortest seen). Undefined while the pace
+   * is unknown, which is always the case on instant ledgers, where every submission closes one: the
+   * caller then reads the tip itself.
+   */
+  recentTip(): number | undefined {
+    const interval = this.intervalMs;
+    if (interval === undefined || this.now() - this.tipSeenAt > interval / 4) return undefined;
+    return this.tip;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
+import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, StrKey, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
@@ -123,35 +123,36 @@ export class RpcClient implements LedgerApi {
     };
   }
 
-  /** The account and, with `asset`, its trustline: both from one getLedgerEntries answer. */
   async loadAccount(publicKey: string, asset?: Asset): Promise<LedgerAccount | undefined> {
-    const accountId = Keypair.fromPublicKey(publicKey).xdrAccountId();
-    const keys = [xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId }))];
-    if (asset && !asset.isNative()) keys.push(xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: asset.toTrustLineXDRObject() })));
+    const [account] = await this.loadAccounts([publicKey], asset);
+    return account;
+  }
+
+  /**
+   * The accounts and, with `asset`, their trustlines: all from one getLedgerEntries answer, so a
+   * transfer's sender and receiver cost one call (issue 37). In the order asked; undefined for an
+   * account not on the network.
+   */
+  async loadAccounts(publicKeys: readonly string[], asset?: Asset): Promise<(LedgerAccount | undefined)[]> {
+    const trusts = asset !== undefined && !asset.isNative();
+    // Each account asked once: an RPC instance may refuse a request naming a key twice.
+    const keys = [...new Set(publicKeys)].flatMap((publicKey) => {
+      const accountId = Keypair.fromPublicKey(publicKey).xdrAccountId();
+      const account = xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId }));
+      return trusts ? [account, xdr.LedgerKey.trustline(new xdr.LedgerKeyTrustLine({ accountId, asset: asset.toTrustLineXDRObject() }))] : [account];
+    });
     const answer = await this.call(() => this.server.getLedgerEntries(...keys));
-    const account = answer.entries.find((e) => e.val.switch().name === 'account')?.val.account();
-    if (!account) return undefined;
-    const trustline = answer.entries.find((e) => e.val.switch().name === 'trustline')?.val.trustLine();
-    const sponsorship = sponsorshipOf(account);
-    const balances: LedgerBalance[] = [{ assetType: 'native', assetCode: undefined, assetIssuer: undefined, balance: formatStroops(account.balance().toBigInt()), limit: undefined }];
-    if (trustline && asset) {
-      balances.push({
-        assetType: asset.getAssetType(),
-        assetCode: asset.getCode(),
-        assetIssuer: asset.getIssuer(),
-        balance: formatStroops(trustline.balance().toBigInt()),
-        limit: formatStroops(trustline.limit().toBigInt()),
-      });
+    this.closes.observe(answer.latestLedger);
+    const accounts = new Map<string, xdr.AccountEntry>();
+    const trustlines = new Map<string, xdr.TrustLineEntry>();
+    for (const { val } of answer.entries) {
+      if (val.switch().name === 'account') accounts.set(StrKey.encodeEd25519PublicKey(val.account().accountId().ed25519()), val.account());
+      else if (val.switch().name === 'trustline') trustlines.set(StrKey.encodeEd25519PublicKey(val.trustLine().accountId().ed25519()), val.trustLine());
     }
-    const flags = account.flags();
-    return {
-      id: publicKey,
-      sequence: account.seqNum().toString(),
-      balances,
-      subentryCount: account.numSubEntries(),
-      ...sponsorship,
-      flags: { authRevocable: (flags & AuthRevocableFlag) !== 0, authClawbackEnabled: (flags & AuthClawbackEnabledFlag) !== 0 },
-    };
+    return publicKeys.map((publicKey) => {
+      const account = accounts.get(publicKey);
+      return account && accountOf(publicKey, account, trusts ? asset : undefined, trustlines.get(publicKey));
+    });
   }
 
   /** getFeeStats' inclusion fees (classic transactions): what recent ledgers charged per operation. */
@@ -165,7 +166,14 @@ export class RpcClient implements LedgerApi {
     return { lastLedger: stats.latestLedger, lastLedgerBaseFee: BASE_FEE, feeCharged };
   }
 
+  /**
+   * A tip some answer reported within a quarter of a close (the transfer's own account read just
+   * before, under load) saves a getHealth per envelope: a tip one close old only narrows the
+   * envelope's window by a ledger (LedgerCloseWatch.recentTip).
+   */
   async latestLedger(): Promise<LedgerTip> {
+    const recent = this.closes.recentTip();
+    if (recent !== undefined) return { sequence: recent };
     const health = await this.health();
     return { sequence: health.latestLedger };
   }
@@ -175,6 +183,7 @@ export class RpcClient implements LedgerApi {
     if (health.status !== 'healthy') throw new LedgerUnavailableError(`Ledger reports itself ${String(health.status)}`);
     const evidence = evidenceSchema.safeParse(health);
     if (!evidence.success) throw new LedgerUnavailableError('Ledger answered an unreadable health');
+    this.closes.observe(evidence.data.latestLedger);
     return evidence.data;
   }
 
@@ -191,6 +200,29 @@ export class RpcClient implements LedgerApi {
 
 function unclear(reason: string): SubmitAnswer {
   return { kind: 'unclear', reason };
+}
+
+/** An account entry (and its trustline for `asset`) as the ledger port's LedgerAccount. */
+function accountOf(publicKey: string, account: xdr.AccountEntry, asset: Asset | undefined, trustline: xdr.TrustLineEntry | undefined): LedgerAccount {
+  const balances: LedgerBalance[] = [{ assetType: 'native', assetCode: undefined, assetIssuer: undefined, balance: formatStroops(account.balance().toBigInt()), limit: undefined }];
+  if (trustline && asset) {
+    balances.push({
+      assetType: asset.getAssetType(),
+      assetCode: asset.getCode(),
+      assetIssuer: asset.getIssuer(),
+      balance: formatStroops(trustline.balance().toBigInt()),
+      limit: formatStroops(trustline.limit().toBigInt()),
+    });
+  }
+  const flags = account.flags();
+  return {
+    id: publicKey,
+    sequence: account.seqNum().toString(),
+    balances,
+    subentryCount: account.numSubEntries(),
+    ...sponsorshipOf(account),
+    flags: { authRevocable: (flags & AuthRevocableFlag) !== 0, authClawbackEnabled: (flags & AuthClawbackEnabledFlag) !== 0 },
+  };
 }
 
 /** Reserves this account pays for others and others pay for it: in the entry's v2 extension, when it has one. */

@@ -33,6 +33,13 @@ export class TokenReads {
     });
   }
 
+  /** Several accounts' balances in the order asked, read together (one call through RPC). */
+  async accounts(publicKeys: readonly string[], asset: Asset): Promise<(LedgerAccount | undefined)[]> {
+    return this.client.loadAccounts(publicKeys, asset).catch((err: unknown) => {
+      throw fromLedgerError(err, this.tokenCode);
+    });
+  }
+
   /** The account's token line, undefined when it does not trust the token. */
   tokenLine(account: LedgerAccount, asset: Asset): LedgerBalance | undefined {
     return balanceOf(account, asset);

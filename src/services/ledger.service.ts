@@ -83,11 +83,7 @@ export class LedgerService {
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
     if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [receiverAccount, senderAccount, held] = await Promise.all([
-      this.deps.ledger.account(receiver, asset),
-      this.deps.ledger.account(sender.publicKey, asset),
-      this.deps.reversals.heldFor(userId),
-    ]);
+    const [[receiverAccount, senderAccount], held] = await Promise.all([this.deps.ledger.accounts([receiver, sender.publicKey], asset), this.deps.reversals.heldFor(userId)]);
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }

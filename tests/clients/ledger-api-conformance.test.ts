@@ -82,6 +82,15 @@ describe.each(LEDGER_APIS)('the %s adapter', (api) => {
     expect(balanceOf(account, undefined)?.balance).toMatch(/^99\d\d\.\d{7}$/);
     expect(account).toMatchObject({ id: holder.publicKey(), subentryCount: 1, numSponsoring: 0, numSponsored: 0 });
     await expect(client.loadAccount(Keypair.random().publicKey(), asset)).resolves.toBeUndefined();
+
+    // Several at once, in the order asked, each with its own trustline (or none), a missing one undefined.
+    const missing = Keypair.random().publicKey();
+    const [noTrust, holderAgain, nobody, issuerAccount] = await client.loadAccounts([issuer.publicKey(), holder.publicKey(), missing, issuer.publicKey()], asset);
+    expect(holderAgain).toEqual(account);
+    expect(nobody).toBeUndefined();
+    expect(noTrust).toMatchObject({ id: issuer.publicKey() });
+    expect(balanceOf(noTrust!, asset)).toBeUndefined();
+    expect(issuerAccount).toEqual(noTrust);
   });
 
   it('submits, then finds the transaction by hash; a fee bump by its inner and its own hash, named by its own', async () => {

@@ -60,3 +60,34 @@ it('asks getTransaction at most twice per submission, and every one is applied',
   }
   expect(asked).toBeLessThanOrEqual(2 * submitted);
 });
+
+it('starts an envelope from the tip an account read just reported, once the pace is known: no getHealth of its own', async () => {
+  const client = new RpcClient({ rpcUrl: ledger.rpcUrl, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, readTimeoutMs: PATIENCE_MS, submitTimeoutMs: PATIENCE_MS });
+  const [sender, receiver] = [await funded(), (await funded()).publicKey()];
+  // Payments one after another: the client's close watch learns the pace from the closes it waits for.
+  let appliedIn = 0;
+  for (let i = 0; i < 4; i++) {
+    const answer = await client.submit(await payment(client, sender, receiver));
+    expect(answer).toMatchObject({ kind: 'applied' });
+    appliedIn = (answer as { ledger: number }).ledger;
+  }
+  const getHealth = client.server.getHealth.bind(client.server);
+  let healthReads = 0;
+  client.server.getHealth = () => {
+    healthReads++;
+    return getHealth();
+  };
+  // An account read then the tip, as a transfer builds its envelope: the tip comes from the read's
+  // answer. A machine stalled for a quarter of a close between the two makes the client read it
+  // itself (correct, only slower), so a few tries are allowed.
+  let served = false;
+  for (let attempt = 0; attempt < 5 && !served; attempt++) {
+    const before = healthReads;
+    const [account] = await client.loadAccounts([sender.publicKey()]);
+    expect(account?.id).toBe(sender.publicKey());
+    const tip = await client.latestLedger();
+    expect(tip.sequence).toBeGreaterThanOrEqual(appliedIn);
+    served = healthReads === before;
+  }
+  expect(served).toBe(true);
+});

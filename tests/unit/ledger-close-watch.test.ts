@@ -139,4 +139,33 @@ describe('LedgerCloseWatch', () => {
     later.failing = false;
     await expect(waiting).resolves.toBe(2);
   });
+
+  it('offers the tip an answer reported as recent only within a quarter of a close, once the pace is known, and never an older one', async () => {
+    const ledger = new SimulatedLedger(everyInterval(500, 1000, 10));
+    const watch = ledger.watch();
+    watch.observe(ledger.tip());
+    // The pace is not known yet (instant ledgers stay so): the caller must read the tip itself.
+    expect(watch.recentTip()).toBeUndefined();
+    await waitOneClose(ledger, watch);
+    await waitOneClose(ledger, watch);
+    await waitOneClose(ledger, watch);
+    expect(watch.intervalMs).toBe(1000);
+
+    const tip = ledger.tip();
+    watch.observe(tip);
+    expect(watch.recentTip()).toBe(tip);
+    // An instance behind the others reports an older ledger: it neither lowers the tip nor makes it recent.
+    ledger.now += 200;
+    watch.observe(tip - 1);
+    expect(watch.recentTip()).toBe(tip);
+    ledger.now += 51;
+    expect(watch.recentTip()).toBeUndefined();
+    watch.observe(tip - 1);
+    expect(watch.recentTip()).toBeUndefined();
+    // A failed getTransaction reports nothing (0): not a sighting either.
+    watch.observe(0);
+    expect(watch.recentTip()).toBeUndefined();
+    watch.observe(tip);
+    expect(watch.recentTip()).toBe(tip);
+  });
 });
