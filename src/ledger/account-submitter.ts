@@ -91,6 +91,11 @@ export class AccountSubmitter {
     return fresh.outcome;
   }
 
+  /** The key pair of the account whose operations these are. */
+  get source(): Keypair {
+    return this.options.source;
+  }
+
   get queueDepth(): number {
     return this.queue.length;
   }

@@ -37,8 +37,10 @@ export class EntryJobs {
     return this.deps.kinds.of(entry.kind).job(entry, this.context(ledger), operations);
   }
 
-  /** A wallet's key pair, opened from its sealed secret only to sign. */
+  /** A wallet's key pair: the one its submitter holds, else opened from its sealed secret only to sign. */
   private async walletKey(publicKey: string): Promise<Keypair> {
+    const held = this.deps.accounts.heldWalletKey(publicKey);
+    if (held) return held;
     const sealed = await this.deps.wallets.findSealedKey(publicKey);
     if (!sealed) throw new Error(`no key for wallet ${publicKey}`);
     return Keypair.fromSecret(this.deps.cipher.open({ ciphertext: sealed.secretCiphertext, keyId: sealed.keyId }, sealed.publicKey));

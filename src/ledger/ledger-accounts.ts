@@ -142,6 +142,15 @@ export class LedgerAccounts {
     await Promise.all(all.map((s) => s.drained()));
   }
 
+  /**
+   * The key pair of a wallet whose submitter this process already holds: the submitter keeps it
+   * to sign, so opening the sealed secret again would only derive the same key, for a database read
+   * and a public-key derivation in JavaScript per transfer (issue 37).
+   */
+  heldWalletKey(publicKey: string): Keypair | undefined {
+    return this.walletSubmitters.get(publicKey)?.source;
+  }
+
   /** The submitter of a user's wallet: one per account, so its transfers never race. */
   walletSubmitter(ledger: JournalAccounts, keypair: Keypair): AccountSubmitter {
     let submitter = this.walletSubmitters.get(keypair.publicKey());

@@ -1,4 +1,5 @@
 import { Keypair } from '@stellar/stellar-sdk';
+import { sql } from 'drizzle-orm';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { recordRowsOf } from '../helpers/journal-fixtures';
 import { fundedUser, ledgerBalance, outsideAccount } from '../helpers/ledger-fixtures';
@@ -169,6 +170,18 @@ describe('concurrency and retries', () => {
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('15.0000000');
     const transfers = (await recordRowsOf(app, alice.userId)).filter((t) => t.kind === 'transfer');
     expect(countBy(transfers.map((t) => t.status))).toEqual({ confirmed: 15, failed: 5 });
+  });
+
+  it("signs a wallet's later transfers with the key its submitter holds: the sealed secret is opened once per process", async () => {
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    const send = () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 });
+    expect((await send()).status).toBe(200);
+    // Were the secret opened again, this ciphertext could not be: the next transfers would fail.
+    await app.container.database.db.execute(sql`update wallets set secret_ciphertext = 'v1.unreadable' where public_key = ${alice.ledgerPublicKey}`);
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('3.0000000');
   });
 
   it('replays a transfer retried with the same Idempotency-Key without paying twice; another body is 409', async () => {
