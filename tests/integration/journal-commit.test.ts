@@ -273,3 +273,41 @@ describe('JournalRepository.attach: an entry rides in one open envelope, whoever
     expect(await envelopeOf(a!)).toBe((second as { envelopeId: string }).envelopeId);
   });
 });
+
+describe('markSubmitted: each send counted, the entries submitted with the first', () => {
+  function envelope(): NewEnvelope {
+    const hash = crypto.randomBytes(32).toString('hex');
+    return { hash, sourceAccount: 'GSOURCE', sequence: 7n, firstLedger: 10, lastLedger: 40, envelopeXdr: 'AAAA', outerHash: hash, bidStroops: 200n, bidLedger: undefined };
+  }
+
+  it('counts every send, moves the entries on the first only, and refuses an envelope no longer open', async () => {
+    const first = (await commit(entry('transfer'))) as Extract<CommitResult, { committed: true }>;
+    const second = (await commit(entry('transfer'))) as Extract<CommitResult, { committed: true }>;
+    const attached = await journal.attach(envelope(), [first.entry.id, second.entry.id], LEASE_MS);
+    if (!('envelopeId' in attached)) throw new Error(`not attached: ${JSON.stringify(attached)}`);
+    const { envelopeId } = attached;
+    const statuses = async () => (await entries()).map((e) => e.status);
+    expect(await statuses()).toEqual(['pending', 'pending']);
+
+    expect(await journal.markSubmitted(envelopeId)).toBe(1);
+    expect(await statuses()).toEqual(['submitted', 'submitted']);
+    // A later send counts but moves no entry: one the lifecycle set back to pending stays so.
+    await db.update(ledgerEntries).set({ status: 'pending' }).where(eq(ledgerEntries.id, second.entry.id));
+    expect(await journal.markSubmitted(envelopeId)).toBe(2);
+    expect((await entries()).find((e) => e.id === second.entry.id)?.status).toBe('pending');
+    const [stored] = await db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, envelopeId));
+    expect(stored).toMatchObject({ status: 'submitted', submitCount: 2 });
+
+    await db.update(ledgerEnvelopes).set({ status: 'confirmed' }).where(eq(ledgerEnvelopes.id, envelopeId));
+    await expect(journal.markSubmitted(envelopeId)).resolves.toBeUndefined();
+    expect((await db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, envelopeId)))[0]).toMatchObject({ status: 'confirmed', submitCount: 2 });
+  });
+
+  it('counts sends made at once exactly: ten concurrent marks number themselves 1 to 10', async () => {
+    const only = (await commit(entry('transfer'))) as Extract<CommitResult, { committed: true }>;
+    const attached = await journal.attach(envelope(), [only.entry.id], LEASE_MS);
+    if (!('envelopeId' in attached)) throw new Error(`not attached: ${JSON.stringify(attached)}`);
+    const counts = await Promise.all(Array.from({ length: 10 }, () => journal.markSubmitted(attached.envelopeId)));
+    expect([...counts].sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+});
