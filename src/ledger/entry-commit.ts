@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Database } from '../db/client';
+import type { Database, Executor } from '../db/client';
 import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from '../db/repositories/idempotency.repository';
 import { appendAdminLog } from '../db/repositories/admin-log.repository';
 import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
@@ -29,7 +29,11 @@ export interface EntryCommitDeps {
  * entry for the same thing (a wallet's activation).
  */
 export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEntry, key: IdempotencyClaim | undefined, adminLog?: AdminLogEntry): Promise<Committed> {
-  return deps.db.transaction(async (tx): Promise<Committed> => {
+  // Nothing to claim and nothing to log: the insert alone is atomic, and a transaction around it
+  // would only add two round trips (a transfer sent without a key; issue 37).
+  const alone = !key && !kind.claim && !adminLog;
+  const inTransaction = <T>(work: (tx: Executor) => Promise<T>): Promise<T> => (alone ? work(deps.db) : deps.db.transaction(work));
+  return inTransaction(async (tx): Promise<Committed> => {
     const id = crypto.randomUUID();
     if (key) {
       const taken = await idempotencyKeyBound(tx, key, id);
