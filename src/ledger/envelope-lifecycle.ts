@@ -27,8 +27,14 @@ export interface FailOptions {
 export class EnvelopeLifecycle {
   constructor(private readonly deps: { db: Database; repository: JournalRepository; kinds: KindRegistry }) {}
 
-  /** The ledger applied the envelope (`hash`, its inner transaction). False when it was not open: settled elsewhere. */
-  confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
+  /**
+   * The ledger applied the envelope (`hash`, its inner transaction). False when it was not open:
+   * settled elsewhere. Entries whose kinds change nothing else when confirmed (a transfer) are
+   * confirmed by one statement; the others with what their kinds change, in one transaction.
+   */
+  async confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
+    const alone = await this.deps.repository.confirmEnvelopeAlone(envelopeId, applied, this.deps.kinds.confirming);
+    if (alone !== 'with_effects') return alone === 'confirmed';
     return this.deps.db.transaction(async (tx) => {
       const entries = await this.deps.repository.confirmEnvelope(tx, envelopeId, applied);
       if (!entries) return false;

@@ -311,3 +311,47 @@ describe('markSubmitted: each send counted, the entries submitted with the first
     expect([...counts].sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 });
+
+describe('confirmEnvelopeAlone: one statement for entries whose kinds change nothing else', () => {
+  function envelope(): NewEnvelope {
+    const hash = crypto.randomBytes(32).toString('hex');
+    return { hash, sourceAccount: 'GSOURCE', sequence: 9n, firstLedger: 10, lastLedger: 40, envelopeXdr: 'AAAA', outerHash: hash, bidStroops: 200n, bidLedger: undefined };
+  }
+  async function stored(...kinds: NewEntry['kind'][]): Promise<{ envelopeId: string; entryIds: string[] }> {
+    const entryIds: string[] = [];
+    for (const kind of kinds) entryIds.push(((await commit(entry(kind))) as Extract<CommitResult, { committed: true }>).entry.id);
+    const attached = await journal.attach(envelope(), entryIds, LEASE_MS);
+    if (!('envelopeId' in attached)) throw new Error(`not attached: ${JSON.stringify(attached)}`);
+    return { envelopeId: attached.envelopeId, entryIds };
+  }
+  const applied = { ledger: 12, feeCharged: 300n, hash: 'f'.repeat(64) };
+  const envelopeRow = async (id: string) => (await db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, id)))[0];
+  const entryStatuses = async (ids: string[]) => (await entries()).filter((e) => ids.includes(e.id)).map((e) => [e.status, e.ledger]);
+
+  it('confirms the envelope and its open entries together', async () => {
+    const { envelopeId, entryIds } = await stored('transfer', 'transfer');
+    await journal.markSubmitted(envelopeId);
+    await expect(journal.confirmEnvelopeAlone(envelopeId, applied, kinds.confirming)).resolves.toBe('confirmed');
+    expect(await envelopeRow(envelopeId)).toMatchObject({ status: 'confirmed', ledger: 12, feeCharged: 300n, outerHash: applied.hash });
+    expect(await entryStatuses(entryIds)).toEqual([
+      ['confirmed', 12],
+      ['confirmed', 12],
+    ]);
+    // Settled already: a second confirmation changes nothing and says so.
+    await expect(journal.confirmEnvelopeAlone(envelopeId, { ...applied, ledger: 13 }, kinds.confirming)).resolves.toBe('not_open');
+    expect(await envelopeRow(envelopeId)).toMatchObject({ status: 'confirmed', ledger: 12 });
+  });
+
+  it('changes nothing when an entry is of a kind with effects (an activation makes its wallet active): the caller confirms in a transaction', async () => {
+    expect(kinds.confirming).toEqual(expect.arrayContaining(['activation', 'payment_mint']));
+    expect(kinds.confirming).not.toContain('transfer');
+    const { envelopeId, entryIds } = await stored('transfer', 'activation');
+    await journal.markSubmitted(envelopeId);
+    await expect(journal.confirmEnvelopeAlone(envelopeId, applied, kinds.confirming)).resolves.toBe('with_effects');
+    expect(await envelopeRow(envelopeId)).toMatchObject({ status: 'submitted', ledger: null });
+    expect(await entryStatuses(entryIds)).toEqual([
+      ['submitted', null],
+      ['submitted', null],
+    ]);
+  });
+});

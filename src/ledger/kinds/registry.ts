@@ -45,6 +45,11 @@ export class KindRegistry {
     return this.names.filter((name) => this.of(name).record);
   }
 
+  /** The kinds that change other rows when their entries are confirmed (a payment minted, a wallet active). */
+  get confirming(): string[] {
+    return this.names.filter((name) => this.of(name).confirmed !== undefined);
+  }
+
   /** The kinds the audit counts in this role of the token's supply. */
   withSupply(...roles: SupplyRole[]): Set<string> {
     return new Set(this.names.filter((name) => roles.includes(this.of(name).supply)));
