@@ -1,4 +1,5 @@
 import { withLoopDelay } from '../event-loop';
+import { cpuPerRequest, withMachineCpu, type MachineCpu } from '../machine-cpu';
 import { request } from '../http';
 import { LedgerWatch } from '../ledger-watch';
 import { summarize, type LoadFigures, type Sample } from '../load';
@@ -61,12 +62,13 @@ async function throughputPart(bench: BenchEnvironment, s: { users: number; durat
     ctx.log(`LEDGER_CLOSE_MS=0: ${s.users} funded users`);
     const users = await fundedUsers(svc, 'tf', s.users);
     ctx.log(`baseline: one user transferring alone for ${s.baselineS} s`);
-    const alone = await withLoopDelay(svc.baseUrl, () => closedLoop(svc, users.slice(0, 1), users.slice(0, 2), s.baselineS, ctx.signal));
+    const alone = await withLoopDelay(svc.baseUrl, () => withMachineCpu(() => closedLoop(svc, users.slice(0, 1), users.slice(0, 2), s.baselineS, ctx.signal)));
     ctx.log(`${s.users} users transferring at once for ${s.durationS} s`);
-    const all = await withLoopDelay(svc.baseUrl, () => closedLoop(svc, users, users, s.durationS, ctx.signal));
+    const all = await withLoopDelay(svc.baseUrl, () => withMachineCpu(() => closedLoop(svc, users, users, s.durationS, ctx.signal)));
     return {
-      baseline: { ...summarize('1 user, transfers one after another (baseline)', alone.result.samples, alone.result.seconds), loop: alone.loop },
-      concurrent: { ...summarize(`${s.users} users at once, each one after another`, all.result.samples, all.result.seconds), loop: all.loop },
+      baseline: { ...summarize('1 user, transfers one after another (baseline)', alone.result.result.samples, alone.result.result.seconds), loop: alone.loop },
+      concurrent: { ...summarize(`${s.users} users at once, each one after another`, all.result.result.samples, all.result.result.seconds), loop: all.loop },
+      cpu: { baseline: alone.result.cpu, concurrent: all.result.cpu },
     };
   } finally {
     await svc.dispose();
@@ -100,6 +102,12 @@ async function confirmationPart(bench: BenchEnvironment, s: { users: number; rou
   }
 }
 
+/** The machine's CPU per transfer answered, and the steal beside it (none off Linux). */
+function cpuCells(cpu: MachineCpu | undefined, ok: number): Record<string, number> {
+  const perTransfer = cpuPerRequest(cpu, ok);
+  return perTransfer === undefined || !cpu ? {} : { 'cpu ms/transfer': perTransfer, 'steal ms': cpu.stealMs };
+}
+
 /**
  * Users' own transfers: each wallet is its own source account with its own submitter, so 100
  * users should run in parallel; with real ledger timing each transfer lands in the next close.
@@ -120,7 +128,10 @@ export const transfers: Scenario = {
     const worst = confirmation.closes.length ? Math.max(...confirmation.closes) : Infinity;
     const failed = (f: LoadFigures) => f.non2xx + f.errors;
     const tables: Table[] = [
-      { title: 'LEDGER_CLOSE_MS=0, closed loop per user (latency ms)', rows: [loadRow(throughput.baseline), loadRow(throughput.concurrent)] },
+      {
+        title: "LEDGER_CLOSE_MS=0, closed loop per user (latency ms; cpu ms/transfer: the machine's CPU over the phase, every process, per transfer answered; steal: the hypervisor's)",
+        rows: [loadRow(throughput.baseline, cpuCells(throughput.cpu.baseline, throughput.baseline.ok)), loadRow(throughput.concurrent, cpuCells(throughput.cpu.concurrent, throughput.concurrent.ok))],
+      },
       { title: `LEDGER_CLOSE_MS=${s.closeMs} (latency ms)`, rows: [loadRow(confirmation.figures, { 'worst closes': worst })] },
       { title: 'closes each transfer waited', rows: Object.entries(histogram).map(([closes, n]) => ({ closes, transfers: n })) },
     ];
@@ -142,7 +153,13 @@ export const transfers: Scenario = {
       scenario: 'transfers',
       settings: { ...s, amountPerTransfer: 1, startingTokens: STARTING_TOKENS, bcryptCost: 4, database: ctx.bench.databaseUrl ? 'postgres' : 'embedded' },
       baseline: { oneUser: throughput.baseline },
-      figures: { concurrent: throughput.concurrent, confirmation: confirmation.figures, closesHistogram: histogram, worstCloses: worst },
+      figures: {
+        concurrent: throughput.concurrent,
+        cpuMsPerTransfer: { baseline: cpuPerRequest(throughput.cpu.baseline, throughput.baseline.ok), concurrent: cpuPerRequest(throughput.cpu.concurrent, throughput.concurrent.ok) },
+        confirmation: confirmation.figures,
+        closesHistogram: histogram,
+        worstCloses: worst,
+      },
       tables,
       targets,
       notes: [
