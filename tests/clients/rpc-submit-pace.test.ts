@@ -90,4 +90,15 @@ it('starts an envelope from the tip an account read just reported, once the pace
     served = healthReads === before;
   }
   expect(served).toBe(true);
+
+  // A transfer's two accounts, each with its trustline, cost one getLedgerEntries, not one each.
+  const getLedgerEntries = client.server.getLedgerEntries.bind(client.server);
+  let entryReads = 0;
+  client.server.getLedgerEntries = (...keys) => {
+    entryReads++;
+    return getLedgerEntries(...keys);
+  };
+  const both = await client.loadAccounts([sender.publicKey(), receiver], Asset.native());
+  expect(both.map((a) => a?.id)).toEqual([sender.publicKey(), receiver]);
+  expect(entryReads).toBe(1);
 });
