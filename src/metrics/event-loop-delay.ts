@@ -23,7 +23,7 @@ export const DELAY_BUCKETS = [
 /** The longest-delay gauge looks back this far. */
 export const RECENT_WINDOW_MS = 10_000;
 
-/** Node's histogram is folded into the cumulative counts at least this often (and at every scrape). */
+/** Node's histogram is read into the cumulative counts at least this often (and at every scrape). */
 const SLICE_MS = 1_000;
 
 const NS_PER_MS = 1e6;
@@ -34,39 +34,47 @@ export interface DelaySnapshot {
   count: number;
   /** Sum of the delays, seconds (from the histogram's mean: exact to its precision, ~0.1%). */
   sumSeconds: number;
-  /** The longest delay in the last RECENT_WINDOW_MS, seconds. */
+  /**
+   * The longest delay in the last RECENT_WINDOW_MS, seconds: exact when it was the longest since
+   * the start, else the upper bound of its bucket (never less than the delay).
+   */
   recentMaxSeconds: number;
 }
+
+/** The parts of Node's histograms the counting reads (an IntervalHistogram, or a RecordableHistogram in tests). */
+export type ReadableHistogram = Pick<IntervalHistogram, 'count' | 'max' | 'mean' | 'percentile'>;
 
 /**
  * The loop's delay as cumulative histogram counts, never reset: any number of scrapers see the
  * same series, PromQL's rate() gives any window, and two scrapes subtract to what happened
  * between them (the bench's per-phase figures).
+ *
+ * Node's histogram is never reset either: its reset() forgets the time of the timer's last run,
+ * so the gap that spans a reset (the scrape itself, and a stall right after it) would be lost.
  */
 export class EventLoopDelayMonitor {
   private readonly histogram: IntervalHistogram;
-  private readonly buckets = DELAY_BUCKETS.map(() => 0);
-  private count = 0;
-  private sumSeconds = 0;
-  /** The longest delay of each folded slice, with when it was folded. */
+  private readonly counts: DelayCounts;
+  /** The longest delay of each slice read, with when it was read. */
   private recent: { at: number; maxSeconds: number }[] = [];
   private readonly timer: NodeJS.Timeout;
 
   constructor() {
     this.histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
     this.histogram.enable();
+    this.counts = new DelayCounts(this.histogram);
     this.timer = setInterval(() => this.fold(), SLICE_MS);
     this.timer.unref();
   }
 
-  /** Everything sampled until now, folded first (so a scrape right after a stall sees it). */
+  /** Everything sampled until now, read first (so a scrape right after a stall sees it). */
   snapshot(now = Date.now()): DelaySnapshot {
     this.fold(now);
     this.recent = this.recent.filter((r) => now - r.at <= RECENT_WINDOW_MS);
     return {
-      buckets: [...this.buckets],
-      count: this.count,
-      sumSeconds: this.sumSeconds,
+      buckets: [...this.counts.buckets],
+      count: this.counts.count,
+      sumSeconds: this.counts.sumSeconds,
       recentMaxSeconds: this.recent.reduce((max, r) => Math.max(max, r.maxSeconds), 0),
     };
   }
@@ -76,31 +84,69 @@ export class EventLoopDelayMonitor {
     this.histogram.disable();
   }
 
-  /** Adds Node's histogram (samples since the last fold) to the cumulative counts, then empties it. */
   private fold(now = Date.now()): void {
-    const h = this.histogram;
-    const n = h.count;
-    if (n === 0) return;
-    const resolutionNs = RESOLUTION_MS * NS_PER_MS;
-    for (let i = 0; i < DELAY_BUCKETS.length; i++) this.buckets[i]! += countAtMost(h, n, DELAY_BUCKETS[i]! * 1e9 + resolutionNs);
-    this.count += n;
-    this.sumSeconds += Math.max(0, h.mean - resolutionNs) * n / 1e9;
-    this.recent.push({ at: now, maxSeconds: Math.max(0, h.max - resolutionNs) / 1e9 });
-    h.reset();
+    const sliceMax = this.counts.update();
+    if (sliceMax !== undefined) this.recent.push({ at: now, maxSeconds: sliceMax });
   }
 }
 
 /**
- * How many of the histogram's n samples are at most `ns`: the largest rank k whose value is.
- * Node's histogram answers values at percentiles only, so a binary search over ranks (about
- * log2(n) calls of ~1 µs each; a 1 s slice holds ~1,000 samples).
+ * Cumulative counts per DELAY_BUCKETS bound, brought up to date from a histogram that only grows.
+ * Each update searches only among the samples added since the previous one, so its cost follows
+ * the new samples, not the process's age.
  */
-function countAtMost(h: IntervalHistogram, n: number, ns: number): number {
-  // The value of rank k (1-based): the percentile just under k/n, so rounding never reaches rank k+1.
-  const valueOfRank = (k: number) => h.percentile((100 * (k - 0.5)) / n);
-  if (valueOfRank(n) <= ns) return n;
-  let lo = 0; // rank lo is at most ns (rank 0: nothing)
-  let hi = n; // rank hi is above it
+export class DelayCounts {
+  readonly buckets = DELAY_BUCKETS.map(() => 0);
+  count = 0;
+  sumSeconds = 0;
+  private maxNs = 0;
+
+  constructor(private readonly histogram: ReadableHistogram) {}
+
+  /** Reads the samples added since the last call; returns the longest of them (seconds), undefined when none. */
+  update(): number | undefined {
+    const h = this.histogram;
+    const n = h.count;
+    const added = n - this.count;
+    if (added <= 0) return undefined;
+    const resolutionNs = RESOLUTION_MS * NS_PER_MS;
+    const before = [...this.buckets];
+    for (let i = 0; i < DELAY_BUCKETS.length; i++) {
+      this.buckets[i] = countAtMost(h, n, DELAY_BUCKETS[i]! * 1e9 + resolutionNs, before[i]!, Math.min(n, before[i]! + added));
+    }
+    this.count = n;
+    // Kept from going down: a gap a little under the resolution (libuv counts whole milliseconds) lowers the mean.
+    this.sumSeconds = Math.max(this.sumSeconds, (Math.max(0, h.mean - resolutionNs) * n) / 1e9);
+
+    const longestNs = h.max;
+    const newRecord = longestNs > this.maxNs;
+    this.maxNs = Math.max(this.maxNs, longestNs);
+    const longest = Math.max(0, longestNs - resolutionNs) / 1e9;
+    // A new longest-since-start is exact; otherwise the highest bucket that gained a sample bounds it.
+    if (newRecord) return longest;
+    for (let i = DELAY_BUCKETS.length; i >= 0; i--) {
+      if (inBucket(this.buckets, n, i) > inBucket(before, n - added, i)) return Math.min(DELAY_BUCKETS[i] ?? Infinity, longest);
+    }
+    return 0;
+  }
+}
+
+/** Samples in bucket i alone (i = DELAY_BUCKETS.length: above the last bound), from cumulative counts and their total. */
+function inBucket(cumulative: number[], total: number, i: number): number {
+  return (i === DELAY_BUCKETS.length ? total : cumulative[i]!) - (i === 0 ? 0 : cumulative[i - 1]!);
+}
+
+/**
+ * How many of the histogram's n samples are at most `ns`, knowing it is at least `lo` and at most
+ * `hi`: the largest rank k whose value is. Node's histogram answers values at percentiles only,
+ * so a binary search over ranks (about log2(hi - lo) calls of a few µs each).
+ */
+export function countAtMost(h: ReadableHistogram, n: number, ns: number, lo: number, hi: number): number {
+  // The value of rank k (1-based): asked at a quarter rank under k, which HdrHistogram's rounding
+  // (to the nearest count) brings to k, never k - 1 or k + 1, whatever the floating error.
+  const valueOfRank = (k: number) => h.percentile((100 * (k - 0.25)) / n);
+  if (hi <= lo || valueOfRank(hi) <= ns) return hi;
+  // rank lo is at most ns (rank 0: nothing); rank hi is above it
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
     if (valueOfRank(mid) <= ns) lo = mid;
