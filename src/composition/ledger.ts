@@ -72,6 +72,7 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     issuerSecret: ledger.issuerSecret,
     distributionSecret: ledger.distributionSecret,
     channelCount: ledger.channelCount,
+    walletSubmitterLimit: ledger.walletSubmitterLimit,
     timing,
     fees: { percentile: ledger.feePercentile, maxFeeStroops: ledger.maxFeeStroops, cacheMs: ledger.feeStatsCacheMs, bumpAfterLedgers: ledger.bumpAfterLedgers },
   };

@@ -71,6 +71,7 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8).max(72).optional(),
   LEDGER_CLOSE_MS: z.coerce.number().int().min(0).max(60_000).default(0),
   LEDGER_CHANNELS: z.coerce.number().int().min(0).max(50).default(8),
+  LEDGER_WALLET_SUBMITTERS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   LEDGER_SUBMIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   LEDGER_READ_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   LEDGER_ANSWER_WAIT_MS: z.coerce.number().int().min(0).max(120_000).default(20_000),

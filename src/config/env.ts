@@ -37,6 +37,8 @@ export interface Config {
     signupWalletsPerHour: number;
     ledgerCloseMs: number;
     channelCount: number;
+    /** User wallets' submitters (each holding its key pair) a process keeps at most. */
+    walletSubmitterLimit: number;
     submitTimeoutMs: number;
     readTimeoutMs: number;
     /** How long a transfer or mint waits for the ledger before answering 202 pending. */
@@ -156,6 +158,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       signupWalletsPerHour: env.SIGNUP_WALLETS_PER_HOUR,
       ledgerCloseMs: env.LEDGER_CLOSE_MS,
       channelCount: env.LEDGER_CHANNELS,
+      walletSubmitterLimit: env.LEDGER_WALLET_SUBMITTERS,
       submitTimeoutMs: env.LEDGER_SUBMIT_TIMEOUT_MS,
       readTimeoutMs: env.LEDGER_READ_TIMEOUT_MS,
       answerWaitMs: env.LEDGER_ANSWER_WAIT_MS,

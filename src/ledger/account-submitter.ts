@@ -64,7 +64,7 @@ export class AccountSubmitter {
   private readonly usesChannels: boolean;
   private readonly rounds: BatchRounds;
   private running = 0;
-  private idle: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: AccountSubmitterOptions) {
     this.publicKey = options.source.publicKey();
@@ -96,6 +96,11 @@ export class AccountSubmitter {
     return this.options.source;
   }
 
+  /** Nothing queued, about to be taken or in flight: the registry may let it go (wallet-submitters.ts). */
+  get idle(): boolean {
+    return this.running === 0 && this.queue.length === 0 && !this.waking;
+  }
+
   get queueDepth(): number {
     return this.queue.length;
   }
@@ -103,7 +108,7 @@ export class AccountSubmitter {
   /** Resolves once nothing is queued or in flight (graceful shutdown). */
   drained(): Promise<void> {
     if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /**
@@ -123,7 +128,7 @@ export class AccountSubmitter {
           lane.busy = false;
           this.running--;
           if (this.queue.length > 0) this.wake();
-          else if (this.running === 0) for (const done of this.idle.splice(0)) done();
+          else if (this.running === 0) for (const done of this.idleWaiters.splice(0)) done();
         });
       }
     });

@@ -5,6 +5,7 @@ import { EnvelopeLifecycle } from './envelope-lifecycle';
 import { EnvelopeSender } from './envelope-sender';
 import { FeeBumper } from './fee-bumper';
 import { FeePolicy, type FeePolicyOptions } from './fee-policy';
+import { WalletSubmitters } from './wallet-submitters';
 import { loadSystemKeys, type SystemKeys } from './system-accounts';
 import type { LedgerApi } from '../clients/ledger-api';
 import type { DatabaseHandle } from '../db/client';
@@ -32,6 +33,8 @@ export interface LedgerOptions {
   /** Channel accounts for the distribution account's batches (several transactions per ledger). */
   channelCount: number;
   timing: JournalTiming;
+  /** User wallets' submitters kept at most (the least recently used idle ones let go first). */
+  walletSubmitterLimit: number;
   fees: FeePolicyOptions & {
     /** Ledgers an envelope may wait with Horizon before its bid is raised. */
     bumpAfterLedgers: number;
@@ -80,11 +83,12 @@ export class LedgerAccounts {
   private keysPromise: Promise<SystemKeys> | undefined;
   private bumperPromise: Promise<FeeBumper> | undefined;
   private readonly feePolicy: FeePolicy;
-  private readonly walletSubmitters = new Map<string, AccountSubmitter>();
+  private readonly walletSubmitters: WalletSubmitters<AccountSubmitter>;
   readonly sender: EnvelopeSender;
   readonly lifecycle: EnvelopeLifecycle;
 
   constructor(private readonly options: LedgerOptions) {
+    this.walletSubmitters = new WalletSubmitters(options.walletSubmitterLimit);
     this.feePolicy = new FeePolicy(options.client, options.fees);
     this.lifecycle = new EnvelopeLifecycle({ db: options.database.db, repository: options.journal, kinds: options.kinds });
     this.sender = new EnvelopeSender({
@@ -135,6 +139,11 @@ export class LedgerAccounts {
     return this.built?.distribution.queueDepth;
   }
 
+  /** User wallets' submitters this process keeps (at most LEDGER_WALLET_SUBMITTERS while idle). */
+  get walletSubmitterCount(): number {
+    return this.walletSubmitters.size;
+  }
+
   /** Waits for every submitter to finish what it has in flight (graceful shutdown). */
   async drain(): Promise<void> {
     const ready = await this.readyPromise?.catch(() => undefined);
@@ -148,17 +157,12 @@ export class LedgerAccounts {
    * and a public-key derivation in JavaScript per transfer (issue 37).
    */
   heldWalletKey(publicKey: string): Keypair | undefined {
-    return this.walletSubmitters.get(publicKey)?.source;
+    return this.walletSubmitters.peek(publicKey)?.source;
   }
 
-  /** The submitter of a user's wallet: one per account, so its transfers never race. */
+  /** The submitter of a user's wallet: one per account at a time, so its transfers never race. */
   walletSubmitter(ledger: JournalAccounts, keypair: Keypair): AccountSubmitter {
-    let submitter = this.walletSubmitters.get(keypair.publicKey());
-    if (!submitter) {
-      submitter = this.submitterFor(ledger.bumper, keypair, 1);
-      this.walletSubmitters.set(keypair.publicKey(), submitter);
-    }
-    return submitter;
+    return this.walletSubmitters.get(keypair.publicKey(), () => this.submitterFor(ledger.bumper, keypair, 1));
   }
 
   private async build(): Promise<JournalAccounts> {

@@ -1,0 +1,76 @@
+import { WalletSubmitters } from '../../src/ledger/wallet-submitters';
+
+class FakeSubmitter {
+  constructor(
+    readonly name: string,
+    public idle = true,
+  ) {}
+}
+
+function registry(limit: number) {
+  const built: string[] = [];
+  const submitters = new WalletSubmitters<FakeSubmitter>(limit);
+  const get = (key: string) =>
+    submitters.get(key, () => {
+      built.push(key);
+      return new FakeSubmitter(key);
+    });
+  return { submitters, built, get };
+}
+
+describe('WalletSubmitters', () => {
+  it('builds one submitter per wallet and hands the same one back while it is kept', () => {
+    const { built, get } = registry(3);
+    const a = get('A');
+    expect(get('A')).toBe(a);
+    get('B');
+    expect(get('A')).toBe(a);
+    expect(built).toEqual(['A', 'B']);
+  });
+
+  it('keeps at most the limit, letting go of the least recently used idle one first', () => {
+    const { submitters, built, get } = registry(2);
+    get('A');
+    get('B');
+    get('A'); // A is now the most recently used
+    get('C'); // B goes
+    expect(submitters.size).toBe(2);
+    expect(submitters.peek('B')).toBeUndefined();
+    expect(submitters.peek('A')).toBeDefined();
+    get('B'); // built again
+    expect(built).toEqual(['A', 'B', 'C', 'B']);
+  });
+
+  it('never lets go of a busy submitter, even over the limit: a second one for the wallet would race it', () => {
+    const { submitters, get } = registry(2);
+    const a = get('A');
+    const b = get('B');
+    a.idle = false;
+    b.idle = false;
+    get('C');
+    expect(submitters.size).toBe(3);
+    expect(get('A')).toBe(a);
+    expect(get('B')).toBe(b);
+    // Once A is idle again and is the least recently used, the next new wallet takes its place.
+    a.idle = true;
+    get('B');
+    get('C');
+    get('D');
+    expect(submitters.peek('A')).toBeUndefined();
+    expect(submitters.peek('B')).toBe(b);
+  });
+
+  it('does not mark a wallet used when only looking', () => {
+    const { submitters, get } = registry(2);
+    get('A');
+    get('B');
+    submitters.peek('A');
+    get('C');
+    expect(submitters.peek('A')).toBeUndefined();
+  });
+
+  it('refuses a limit that is not a positive integer', () => {
+    expect(() => new WalletSubmitters(0)).toThrow(/positive integer/);
+    expect(() => new WalletSubmitters(1.5)).toThrow(/positive integer/);
+  });
+});
