@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Database, Executor } from '../db/client';
+import type { Database } from '../db/client';
 import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from '../db/repositories/idempotency.repository';
 import { appendAdminLog } from '../db/repositories/admin-log.repository';
 import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
@@ -31,9 +31,8 @@ export interface EntryCommitDeps {
 export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEntry, key: IdempotencyClaim | undefined, adminLog?: AdminLogEntry): Promise<Committed> {
   // Nothing to claim and nothing to log: the insert alone is atomic, and a transaction around it
   // would only add two round trips (a transfer sent without a key; issue 37).
-  const alone = !key && !kind.claim && !adminLog;
-  const inTransaction = <T>(work: (tx: Executor) => Promise<T>): Promise<T> => (alone ? work(deps.db) : deps.db.transaction(work));
-  return inTransaction(async (tx): Promise<Committed> => {
+  if (!key && !kind.claim && !adminLog) return commitAlone(deps, entry);
+  return deps.db.transaction(async (tx): Promise<Committed> => {
     const id = crypto.randomUUID();
     if (key) {
       const taken = await idempotencyKeyBound(tx, key, id);
@@ -50,4 +49,10 @@ export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEn
     if (kind.claim) throw new Error(`a live ${entry.kind} entry already stands for a claim this caller won`);
     return { committed: false, reason: 'live' };
   });
+}
+
+/** An entry with nothing to claim or log: its insert alone, a statement prepared once. */
+async function commitAlone(deps: EntryCommitDeps, entry: NewEntry): Promise<Committed> {
+  const row = await deps.repository.insertEntryAlone({ ...entry, id: crypto.randomUUID() }, deps.leaseMs);
+  return row ? { committed: true, entry: row } : { committed: false, reason: 'live' };
 }

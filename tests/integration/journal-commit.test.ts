@@ -355,3 +355,41 @@ describe('confirmEnvelopeAlone: one statement for entries whose kinds change not
     ]);
   });
 });
+
+describe('a transfer’s statements: prepared once, the row the same as a transaction writes', () => {
+  it('inserts a lone entry (nothing to claim or log) as the transaction path does: absent columns null, leased from the database’s clock', async () => {
+    const alone = (await commit(entry('transfer', { userId: undefined }))) as Extract<CommitResult, { committed: true }>;
+    const key = { callerId: crypto.randomUUID(), route: 'ledger.transfer', key: 'k-1', requestHash: 'h' };
+    const inTransaction = (await commit(entry('transfer', { userId: undefined }), key)) as Extract<CommitResult, { committed: true }>;
+    expect(alone.committed).toBe(true);
+    expect(inTransaction.committed).toBe(true);
+    const shape = (row: typeof alone.entry) => ({ ...row, id: undefined, createdAt: undefined, updatedAt: undefined, leaseUntil: undefined });
+    expect(shape(alone.entry)).toEqual(shape(inTransaction.entry));
+    expect(alone.entry).toMatchObject({ status: 'pending', userId: null, paymentReference: null, reversalId: null, withdrawalId: null, approvalId: null, envelopeId: null });
+    // Leased for LEASE_MS from the insert's own now() (which created_at defaults to), as msFromNow does.
+    expect(alone.entry.leaseUntil.getTime() - alone.entry.createdAt.getTime()).toBe(LEASE_MS);
+  });
+
+  it('sends the lone insert, the mark and the confirmation as named statements, which PostgreSQL parses once per connection', async () => {
+    // Observed, not replaced: every query the pool is given, with the name node-postgres prepares it under.
+    const pool = (db as unknown as { $client: { query: (config: unknown, ...rest: unknown[]) => unknown } }).$client;
+    const names: (string | undefined)[] = [];
+    const query = pool.query.bind(pool);
+    pool.query = (config: unknown, ...rest: unknown[]) => {
+      names.push(typeof config === 'object' && config !== null ? (config as { name?: string }).name : undefined);
+      return query(config, ...rest);
+    };
+    try {
+      const only = (await commit(entry('transfer'))) as Extract<CommitResult, { committed: true }>;
+      const attached = await journal.attach({ hash: 'a'.repeat(64), sourceAccount: 'G', sequence: 1n, firstLedger: 1, lastLedger: 9, envelopeXdr: 'AAAA', outerHash: 'b'.repeat(64), bidStroops: 200n, bidLedger: undefined }, [only.entry.id], LEASE_MS);
+      if (!('envelopeId' in attached)) throw new Error('not attached');
+      names.length = 0;
+      await journal.markSubmitted(attached.envelopeId);
+      await journal.confirmEnvelopeAlone(attached.envelopeId, { ledger: 5 }, kinds.confirming);
+      await commit(entry('transfer'));
+    } finally {
+      pool.query = query;
+    }
+    expect(names).toEqual(['journal_mark_sent', expect.stringMatching(/^journal_confirm_alone_/), 'journal_insert_entry_alone']);
+  });
+});

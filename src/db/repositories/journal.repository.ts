@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
 import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMove, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
@@ -54,13 +54,29 @@ const MOVABLE = and(
 )!;
 
 /**
+ * A prepared statement's value to set a column to: drizzle's set() takes SQL, not a bare
+ * placeholder; node-postgres serializes it as it does the value itself (a Date with its offset).
+ */
+function valueOf(name: string): SQL {
+  return sql`${sql.placeholder(name)}`;
+}
+
+/**
  * The journal's storage. Every state change is one conditional statement or one database
  * transaction, so any number of processes can work on the same journal: an envelope changes
  * state only from an open one, and an entry moves to a new envelope only once its current one
  * has failed.
  */
 export class JournalRepository {
-  constructor(private readonly db: Database) {}
+  private readonly markSent;
+  private readonly insertAlone;
+  /** confirmEnvelopeAlone's statements by their kinds with effects. */
+  private readonly confirmAlone = new Map<string, ReturnType<JournalRepository['prepareConfirmAlone']>>();
+
+  constructor(private readonly db: Database) {
+    this.markSent = this.prepareMarkSent();
+    this.insertAlone = this.prepareInsertAlone();
+  }
 
   /**
    * Inserts a new entry, leased to the caller for `leaseMs`, in the caller's transaction (the
@@ -76,6 +92,52 @@ export class JournalRepository {
       .onConflictDoNothing()
       .returning();
     return row;
+  }
+
+  /**
+   * insertEntry outside a transaction (an entry with nothing to claim or log: a transfer sent
+   * without a key), prepared once: its optional columns are all bound, null when absent, which is
+   * what leaving them out inserts (they have no defaults).
+   */
+  async insertEntryAlone(entry: NewEntry & { id: string }, leaseMs: number): Promise<EntryRow | undefined> {
+    const [row] = await this.insertAlone.execute({
+      id: entry.id,
+      kind: entry.kind,
+      fromPublicKey: entry.fromPublicKey,
+      toPublicKey: entry.toPublicKey,
+      amountStroops: entry.amountStroops,
+      assetCode: entry.assetCode,
+      userId: entry.userId ?? null,
+      paymentReference: entry.paymentReference ?? null,
+      reversalId: entry.reversalId ?? null,
+      withdrawalId: entry.withdrawalId ?? null,
+      approvalId: entry.approvalId ?? null,
+      leaseMs: `${leaseMs} milliseconds`,
+    });
+    return row;
+  }
+
+  private prepareInsertAlone() {
+    const p = sql.placeholder;
+    return this.db
+      .insert(ledgerEntries)
+      .values({
+        id: p('id'),
+        kind: p('kind'),
+        fromPublicKey: p('fromPublicKey'),
+        toPublicKey: p('toPublicKey'),
+        amountStroops: p('amountStroops'),
+        assetCode: p('assetCode'),
+        userId: p('userId'),
+        paymentReference: p('paymentReference'),
+        reversalId: p('reversalId'),
+        withdrawalId: p('withdrawalId'),
+        approvalId: p('approvalId'),
+        leaseUntil: sql`now() + ${p('leaseMs')}::interval`,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .prepare('journal_insert_entry_alone');
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {
@@ -127,9 +189,18 @@ export class JournalRepository {
    * not be sent.
    */
   async markSubmitted(envelopeId: string): Promise<number | undefined> {
-    // One statement, not a transaction of two: the count and, on the first send, the entries move
-    // together all the same (a statement is atomic), for one round trip instead of four (issue 37).
-    const now = new Date();
+    const [row] = await this.markSent.execute({ envelopeId, now: new Date() });
+    return row?.submitCount;
+  }
+
+  /**
+   * markSubmitted's statement. One statement, not a transaction of two: the count and, on the first
+   * send, the entries move together all the same (a statement is atomic), for one round trip
+   * instead of four; and prepared, as every send makes it (issue 37).
+   */
+  private prepareMarkSent() {
+    const envelopeId = sql.placeholder('envelopeId');
+    const now = valueOf('now');
     const sent = this.db.$with('sent').as(
       this.db
         .update(ledgerEnvelopes)
@@ -143,8 +214,7 @@ export class JournalRepository {
         .set({ status: 'submitted', updatedAt: now })
         .where(and(eq(ledgerEntries.envelopeId, envelopeId), eq(ledgerEntries.status, 'pending'), sql`(select ${sent.submitCount} from ${sent}) = 1`)),
     );
-    const [row] = await this.db.with(sent, entriesSubmitted).select({ submitCount: sent.submitCount }).from(sent);
-    return row?.submitCount;
+    return this.db.with(sent, entriesSubmitted).select({ submitCount: sent.submitCount }).from(sent).prepare('journal_mark_sent');
   }
 
   /**
@@ -171,8 +241,22 @@ export class JournalRepository {
    * elsewhere) or carries such an entry; `withEffects` says which, and nothing changed either way.
    */
   async confirmEnvelopeAlone(envelopeId: string, applied: AppliedEnvelope, withEffects: readonly string[]): Promise<'confirmed' | 'with_effects' | 'not_open'> {
-    const { ledger } = applied;
-    const now = new Date();
+    const key = [...withEffects].sort().join(',');
+    let statement = this.confirmAlone.get(key);
+    if (!statement) {
+      statement = this.prepareConfirmAlone(withEffects, `journal_confirm_alone_${this.confirmAlone.size}`);
+      this.confirmAlone.set(key, statement);
+    }
+    const [row] = await statement.execute({ envelopeId, ledger: applied.ledger, feeCharged: applied.feeCharged ?? null, outerHash: applied.hash ?? null, now: new Date() });
+    if (row?.moved) return 'confirmed';
+    return row?.effects ? 'with_effects' : 'not_open';
+  }
+
+  /** confirmEnvelopeAlone's statement for one set of kinds with effects (a process has one: its registry's). */
+  private prepareConfirmAlone(withEffects: readonly string[], name: string) {
+    const envelopeId = sql.placeholder('envelopeId');
+    const ledger = valueOf('ledger');
+    const now = valueOf('now');
     const move = ENVELOPE_MOVES.applied;
     // An envelope's entries are fixed when it is stored (attach), so what this reads of them holds.
     const effects = this.db.$with('effects').as(
@@ -185,7 +269,7 @@ export class JournalRepository {
     const moved = this.db.$with('moved').as(
       this.db
         .update(ledgerEnvelopes)
-        .set({ ledger, feeCharged: applied.feeCharged, outerHash: applied.hash, status: move.to, updatedAt: now })
+        .set({ ledger, feeCharged: valueOf('feeCharged'), outerHash: valueOf('outerHash'), status: move.to, updatedAt: now })
         .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, move.from), sql`not exists (select 1 from ${effects})`))
         .returning({ id: ledgerEnvelopes.id }),
     );
@@ -195,12 +279,11 @@ export class JournalRepository {
         .set({ status: 'confirmed', ledger, updatedAt: now })
         .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY), sql`exists (select 1 from ${moved})`)),
     );
-    const [row] = await this.db
+    return this.db
       .with(effects, moved, entriesConfirmed)
       .select({ moved: sql<boolean>`exists (select 1 from ${moved})`, effects: sql<boolean>`exists (select 1 from ${effects})` })
-      .from(sql`(select 1) as one`);
-    if (row?.moved) return 'confirmed';
-    return row?.effects ? 'with_effects' : 'not_open';
+      .from(sql`(select 1) as one`)
+      .prepare(name);
   }
 
   /**

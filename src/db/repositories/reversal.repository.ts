@@ -27,7 +27,16 @@ export interface ReversalEnd {
  * `clawing` with exactly one journal entry, and ends once.
  */
 export class ReversalRepository {
-  constructor(private readonly db: Database) {}
+  /** Read by every transfer: prepared once (wallet.repository.ts says why). */
+  private readonly held;
+
+  constructor(private readonly db: Database) {
+    this.held = db
+      .select({ held: sql<string>`coalesce(sum(${payments.tokensStroops}), 0)` })
+      .from(payments)
+      .where(and(eq(payments.userId, sql.placeholder('userId')), eq(payments.status, 'disputed')))
+      .prepare('payments_held_for_user');
+  }
 
   /**
    * Records a reversal once per key, worth `tokensFor(amountKobo)` tokens but never more than what
@@ -114,10 +123,7 @@ export class ReversalRepository {
 
   /** Tokens a user's wallet holds but may not spend: those of their payments under an open chargeback. */
   async heldFor(userId: string): Promise<bigint> {
-    const [row] = await this.db
-      .select({ held: sql<string>`coalesce(sum(${payments.tokensStroops}), 0)` })
-      .from(payments)
-      .where(and(eq(payments.userId, userId), eq(payments.status, 'disputed')));
+    const [row] = await this.held.execute({ userId });
     return BigInt(row?.held ?? '0');
   }
 }

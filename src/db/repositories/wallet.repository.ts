@@ -7,18 +7,26 @@ export type WalletRow = typeof wallets.$inferSelect;
 export type NewWallet = Pick<WalletRow, 'userId' | 'publicKey' | 'secretCiphertext' | 'keyId'>;
 
 export class WalletRepository {
-  constructor(private readonly db: Database) {}
+  // Every transfer reads its sender's wallet and looks its receiver up: built once and prepared on
+  // each connection, not built by drizzle and parsed by PostgreSQL per call (issue 37).
+  private readonly byUserId;
+  private readonly byPublicKey;
+
+  constructor(private readonly db: Database) {
+    this.byUserId = db.select().from(wallets).where(eq(wallets.userId, sql.placeholder('userId'))).prepare('wallet_by_user_id');
+    this.byPublicKey = db.select().from(wallets).where(eq(wallets.publicKey, sql.placeholder('publicKey'))).prepare('wallet_by_public_key');
+  }
 
   async insert(tx: Executor, wallet: NewWallet): Promise<void> {
     await tx.insert(wallets).values(wallet);
   }
 
   async findByUserId(userId: string): Promise<WalletRow | undefined> {
-    return first(this.db.select().from(wallets).where(eq(wallets.userId, userId)));
+    return first(this.byUserId.execute({ userId }));
   }
 
   async findByPublicKey(publicKey: string): Promise<WalletRow | undefined> {
-    return first(this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey)));
+    return first(this.byPublicKey.execute({ publicKey }));
   }
 
   /** Pending wallets with no live entry of `activationKind` in the journal (a crash or a final refusal left them). */
