@@ -76,14 +76,16 @@ export class LedgerService {
   async transfer(userId: string, receiver: string, stroops: bigint, idempotency?: IdempotencyClaim): Promise<AnsweredWrite> {
     const previous = await this.deps.journal.previousWrite(idempotency);
     if (previous) return answeredWrite(previous, this.deps.tokenCode);
-    // A ledger not ready answers first (503); the reads after it are independent of each other, so
-    // they go together, not one after another (issue 37).
+    // A ledger not ready answers first (503). Then one statement reads both wallets and the
+    // sender's held tokens, and one ledger call both accounts (issue 37: round trips cost CPU).
     const asset = await this.deps.ledger.asset();
-    const [sender, internalReceiver] = await Promise.all([this.activeWallet(userId), this.deps.wallets.findByPublicKey(receiver)]);
+    const parties = await this.deps.wallets.transferParties(userId, receiver);
+    const sender = activeWallet(parties.sender);
     if (receiver === sender.publicKey) throw new AppError('VALIDATION', 'Receiver is your own wallet');
-    if (internalReceiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
+    if (parties.receiver?.status === 'pending') throw new AppError('CONFLICT', "The receiver's wallet is not active on the ledger yet");
 
-    const [[receiverAccount, senderAccount], held] = await Promise.all([this.deps.ledger.accounts([receiver, sender.publicKey], asset), this.deps.reversals.heldFor(userId)]);
+    const [receiverAccount, senderAccount] = await this.deps.ledger.accounts([receiver, sender.publicKey], asset);
+    const held = parties.heldStroops;
     if (!receiverAccount) {
       throw new AppError('VALIDATION', 'Receiver account does not exist on the ledger').because(RECEIVER_NOT_FOUND);
     }
@@ -216,9 +218,13 @@ export class LedgerService {
   }
 
   private async activeWallet(userId: string, whose = 'Your'): Promise<WalletRow> {
-    const wallet = await this.deps.wallets.findByUserId(userId);
-    if (!wallet) throw new AppError('NOT_FOUND', 'User not found');
-    if (wallet.status !== 'active') throw new AppError('CONFLICT', `${whose} wallet is not active on the ledger yet; try again shortly`);
-    return wallet;
+    return activeWallet(await this.deps.wallets.findByUserId(userId), whose);
   }
+}
+
+/** The wallet, refused when there is none (404) or it is not active on the ledger yet (409). */
+function activeWallet(wallet: WalletRow | undefined, whose = 'Your'): WalletRow {
+  if (!wallet) throw new AppError('NOT_FOUND', 'User not found');
+  if (wallet.status !== 'active') throw new AppError('CONFLICT', `${whose} wallet is not active on the ledger yet; try again shortly`);
+  return wallet;
 }

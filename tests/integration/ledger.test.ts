@@ -184,6 +184,34 @@ describe('concurrency and retries', () => {
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('3.0000000');
   });
 
+  it("makes its pool statements as prepared ones: both wallets and the held tokens in one read, the entry, the send and the confirmation", async () => {
+    const alice = await fundedUser(app, 10);
+    const bob = await createUser(app);
+    // Observed, not replaced: each statement the pool runs by itself (a transaction's go through a client it lends).
+    const pool = (app.container.database.db as unknown as { $client: { query: (config: unknown, ...rest: unknown[]) => unknown } }).$client;
+    const names: (string | undefined)[] = [];
+    const query = pool.query.bind(pool);
+    const send = () => app.http.post('/api/ledger/transfer').set(bearer(alice.token)).send({ receiverPublicKey: bob.ledgerPublicKey, amount: 1 }).expect(200);
+    // The first transfer of a wallet in a process also opens its sealed secret; later ones sign with the key its submitter holds.
+    await send();
+    pool.query = (config: unknown, ...rest: unknown[]) => {
+      names.push(typeof config === 'object' && config !== null ? ((config as { name?: string }).name ?? (config as { text?: string }).text) : String(config));
+      return query(config, ...rest);
+    };
+    try {
+      await send();
+    } finally {
+      pool.query = query;
+    }
+    // The auth check's read comes only when the principal's cached answer has expired (2 s): a slow machine may see it.
+    expect(names.filter((n) => n !== 'users_credential_times')).toEqual([
+      'wallet_transfer_parties',
+      'journal_insert_entry_alone',
+      'journal_mark_sent',
+      expect.stringMatching(/^journal_confirm_alone_/),
+    ]);
+  });
+
   it('replays a transfer retried with the same Idempotency-Key without paying twice; another body is 409', async () => {
     const alice = await fundedUser(app, 10);
     const bob = await createUser(app);

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, getTableName, sql } from 'drizzle-orm';
 import type { CredentialTimes } from '../../security/sessions';
 import type { Database } from '../client';
 import { admins, users } from '../schema';
@@ -9,10 +9,20 @@ import { first } from './rows';
  * whether it still exists, and when its credentials last changed.
  */
 export abstract class AccountCredentials {
+  /** Read by every authenticated request whose principal is not cached (PrincipalCache, src/middleware/auth.ts): prepared once. */
+  private readonly times;
+
   protected constructor(
     protected readonly db: Database,
-    private readonly accounts: typeof users | typeof admins,
-  ) {}
+    accounts: typeof users | typeof admins,
+  ) {
+    const { createdAt, passwordChangedAt } = accounts;
+    this.times = db
+      .select({ createdAt, passwordChangedAt })
+      .from(accounts)
+      .where(eq(accounts.id, sql.placeholder('id')))
+      .prepare(`${getTableName(accounts)}_credential_times`);
+  }
 
   async exists(id: string): Promise<boolean> {
     return (await this.credentialTimes(id)) !== undefined;
@@ -20,7 +30,6 @@ export abstract class AccountCredentials {
 
   /** When the account was created and last changed its credentials. */
   async credentialTimes(id: string): Promise<CredentialTimes | undefined> {
-    const { createdAt, passwordChangedAt } = this.accounts;
-    return first(this.db.select({ createdAt, passwordChangedAt }).from(this.accounts).where(eq(this.accounts.id, id)));
+    return first(this.times.execute({ id }));
   }
 }

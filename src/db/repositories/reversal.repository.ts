@@ -1,10 +1,18 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { paymentReversals, payments } from '../schema';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { rowsOf } from './rows';
 
 export type ReversalRow = typeof paymentReversals.$inferSelect;
+
+/**
+ * Tokens of a user's payments under an open chargeback (disputed): they stay in the wallet but
+ * may not leave it. `userId` is a value or a prepared statement's placeholder.
+ */
+export function heldStroopsOf(userId: string | Placeholder): SQL<string> {
+  return sql<string>`(select coalesce(sum(${payments.tokensStroops}), 0) from ${payments} where ${payments.userId} = ${userId} and ${payments.status} = 'disputed')`;
+}
 
 export interface NewReversal {
   key: string;
@@ -27,16 +35,7 @@ export interface ReversalEnd {
  * `clawing` with exactly one journal entry, and ends once.
  */
 export class ReversalRepository {
-  /** Read by every transfer: prepared once (wallet.repository.ts says why). */
-  private readonly held;
-
-  constructor(private readonly db: Database) {
-    this.held = db
-      .select({ held: sql<string>`coalesce(sum(${payments.tokensStroops}), 0)` })
-      .from(payments)
-      .where(and(eq(payments.userId, sql.placeholder('userId')), eq(payments.status, 'disputed')))
-      .prepare('payments_held_for_user');
-  }
+  constructor(private readonly db: Database) {}
 
   /**
    * Records a reversal once per key, worth `tokensFor(amountKobo)` tokens but never more than what
@@ -123,7 +122,7 @@ export class ReversalRepository {
 
   /** Tokens a user's wallet holds but may not spend: those of their payments under an open chargeback. */
   async heldFor(userId: string): Promise<bigint> {
-    const [row] = await this.held.execute({ userId });
+    const [row] = await this.db.select({ held: heldStroopsOf(userId) }).from(sql`(select 1) as one`);
     return BigInt(row?.held ?? '0');
   }
 }

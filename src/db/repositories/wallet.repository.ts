@@ -1,20 +1,45 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { archivedWallets, ledgerEntries, wallets } from '../schema';
+import { heldStroopsOf } from './reversal.repository';
 import { first } from './rows';
 
 export type WalletRow = typeof wallets.$inferSelect;
 export type NewWallet = Pick<WalletRow, 'userId' | 'publicKey' | 'secretCiphertext' | 'keyId'>;
 
+/** What a transfer reads before it is written: both wallets when the service holds them, and the sender's held tokens. */
+export interface TransferParties {
+  sender: WalletRow | undefined;
+  /** The receiver's wallet when it is one of the service's (undefined: an outside account, or none). */
+  receiver: WalletRow | undefined;
+  /** The sender's tokens under an open chargeback (reversal.repository.ts). */
+  heldStroops: bigint;
+}
+
 export class WalletRepository {
-  // Every transfer reads its sender's wallet and looks its receiver up: built once and prepared on
-  // each connection, not built by drizzle and parsed by PostgreSQL per call (issue 37).
-  private readonly byUserId;
-  private readonly byPublicKey;
+  // Every transfer makes this read: one statement, built once and prepared on each connection, not
+  // three built by drizzle and parsed by PostgreSQL per call (issue 37).
+  private readonly parties;
 
   constructor(private readonly db: Database) {
-    this.byUserId = db.select().from(wallets).where(eq(wallets.userId, sql.placeholder('userId'))).prepare('wallet_by_user_id');
-    this.byPublicKey = db.select().from(wallets).where(eq(wallets.publicKey, sql.placeholder('publicKey'))).prepare('wallet_by_public_key');
+    const userId = sql.placeholder('userId');
+    this.parties = db
+      .select({ wallet: wallets, held: heldStroopsOf(userId) })
+      .from(wallets)
+      .where(or(eq(wallets.userId, userId), eq(wallets.publicKey, sql.placeholder('receiver'))))
+      .prepare('wallet_transfer_parties');
+  }
+
+  /** A transfer's parties in one round trip: at most two rows (one when the receiver is the sender's own wallet). */
+  async transferParties(userId: string, receiverPublicKey: string): Promise<TransferParties> {
+    const rows = await this.parties.execute({ userId, receiver: receiverPublicKey });
+    const sender = rows.find((r) => r.wallet.userId === userId);
+    return {
+      sender: sender?.wallet,
+      receiver: rows.find((r) => r.wallet.publicKey === receiverPublicKey)?.wallet,
+      // Every row carries the same sum; with no row the sender has no wallet and the transfer stops there.
+      heldStroops: BigInt(rows[0]?.held ?? '0'),
+    };
   }
 
   async insert(tx: Executor, wallet: NewWallet): Promise<void> {
@@ -22,11 +47,11 @@ export class WalletRepository {
   }
 
   async findByUserId(userId: string): Promise<WalletRow | undefined> {
-    return first(this.byUserId.execute({ userId }));
+    return first(this.db.select().from(wallets).where(eq(wallets.userId, userId)));
   }
 
   async findByPublicKey(publicKey: string): Promise<WalletRow | undefined> {
-    return first(this.byPublicKey.execute({ publicKey }));
+    return first(this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey)));
   }
 
   /** Pending wallets with no live entry of `activationKind` in the journal (a crash or a final refusal left them). */
