@@ -252,6 +252,51 @@ describe('JournalRepository.attach: an entry rides in one open envelope, whoever
     expect(await db.select().from(ledgerEnvelopes)).toHaveLength(8);
   });
 
+  it('stores the envelope whole (its fields, the defaults, its next check a lease ahead) and the entries name it', async () => {
+    const [a, b] = await pendingEntries(2);
+    const stored = (await journal.attach({ ...envelope('h-whole'), sequence: 2n ** 62n + 5n, firstLedger: undefined, bidLedger: undefined }, [b!, a!, b!], LEASE_MS)) as { envelopeId: string };
+    const [row] = await db.select().from(ledgerEnvelopes).where(eq(ledgerEnvelopes.id, stored.envelopeId));
+    expect(row).toMatchObject({
+      hash: 'h-whole',
+      sourceAccount: 'GSOURCE',
+      sequence: 2n ** 62n + 5n,
+      firstLedger: null,
+      lastLedger: 20,
+      envelopeXdr: 'xdr-h-whole',
+      outerHash: 'outer-h-whole',
+      bidStroops: 200n,
+      bidLedger: null,
+      priorOuterHashes: [],
+      bumps: 0,
+      status: 'pending',
+      submitCount: 0,
+      ledger: null,
+      failure: null,
+    });
+    expect(row!.nextCheckAt.getTime() - row!.createdAt.getTime()).toBe(LEASE_MS);
+    for (const id of [a!, b!]) {
+      const [e] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, id));
+      expect(e).toMatchObject({ envelopeId: stored.envelopeId, ledgerTransactionId: 'h-whole', status: 'pending' });
+    }
+  });
+
+  it('puts every entry in at most one envelope when six attach overlapping batches at once, without a deadlock', async () => {
+    await Promise.all([1, 2, 3, 4, 5, 6].map(() => db.execute(sql`select pg_sleep(0.05)`)));
+    for (let race = 0; race < 5; race++) {
+      const ids = await pendingEntries(8);
+      // Batches of three overlapping their neighbours, given in no particular order.
+      const batches = Array.from({ length: 6 }, (_, i) => [ids[(i * 5) % 8]!, ids[(i * 5 + 3) % 8]!, ids[(i * 5 + 6) % 8]!]);
+      const results = await Promise.all(batches.map((batch, i) => journal.attach(envelope(`h-six-${race}-${i}`), batch, LEASE_MS)));
+      const taken = new Map<string, string>();
+      results.forEach((r, i) => {
+        if ('envelopeId' in r) for (const id of batches[i]!) taken.set(id, r.envelopeId);
+        else expect(r).toHaveProperty('lost');
+      });
+      expect(taken.size).toBe(results.filter((r) => 'envelopeId' in r).length * 3); // no entry in two stored envelopes
+      for (const id of ids) expect(await envelopeOf(id)).toBe(taken.get(id) ?? null);
+    }
+  });
+
   it('stores nothing for an envelope the journal already holds (the same inner transaction built twice)', async () => {
     const [a, b] = await pendingEntries(2);
     const first = await journal.attach(envelope('h-same'), [a!], LEASE_MS);

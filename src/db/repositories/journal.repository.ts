@@ -3,7 +3,7 @@ import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
 import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMove, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
 import { claimDueRows, msFromNow } from './leased-claims';
-import { first } from './rows';
+import { first, rowsOf } from './rows';
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
 
@@ -156,31 +156,32 @@ export class JournalRepository {
    */
   async attach(envelope: NewEnvelope, entryIds: string[], leaseMs: number): Promise<Attached> {
     const wanted = [...new Set(entryIds)].sort();
-    return this.db.transaction(async (tx) => {
-      // Locked in one order, so two processes attaching overlapping batches queue instead of deadlocking;
-      // an entry another process is attaching is seen, once that one commits, in its new state.
-      const movable = await tx
-        .select({ id: ledgerEntries.id })
-        .from(ledgerEntries)
-        .where(and(inArray(ledgerEntries.id, wanted), MOVABLE))
-        .orderBy(ledgerEntries.id)
-        .for('update', { of: ledgerEntries });
-      if (movable.length !== wanted.length) {
-        const kept = new Set(movable.map((m) => m.id));
-        return { lost: wanted.filter((id) => !kept.has(id)) };
-      }
-      const [stored] = await tx
-        .insert(ledgerEnvelopes)
-        .values({ ...envelope, nextCheckAt: msFromNow(leaseMs) })
-        .onConflictDoNothing({ target: ledgerEnvelopes.hash })
-        .returning({ id: ledgerEnvelopes.id });
-      if (!stored) return { duplicate: envelope.hash };
-      await tx
-        .update(ledgerEntries)
-        .set({ envelopeId: stored.id, ledgerTransactionId: envelope.hash, updatedAt: new Date() })
-        .where(inArray(ledgerEntries.id, wanted));
-      return { envelopeId: stored.id };
-    });
+    const entries = ledgerEntries;
+    // One statement, not a transaction of three (five round trips; issue 37), and the same moves:
+    // the entries are locked in one order, so two processes attaching overlapping batches queue
+    // instead of deadlocking, and one another process is attaching is seen, once that one commits,
+    // in its new state (PostgreSQL rechecks a row it waited for). The envelope is stored only when
+    // every entry could move, and the entries move only when it was stored.
+    const result = await this.db.execute(sql`
+      with movable as (
+        select ${entries.id} from ${entries} where ${inArray(entries.id, wanted)} and ${MOVABLE} order by ${entries.id} for update of ${entries}
+      ), stored as (
+        insert into ${ledgerEnvelopes} (hash, source_account, sequence, first_ledger, last_ledger, envelope_xdr, outer_hash, bid_stroops, bid_ledger, next_check_at)
+        select ${envelope.hash}, ${envelope.sourceAccount}, ${envelope.sequence}, ${envelope.firstLedger ?? null}::integer, ${envelope.lastLedger ?? null}::integer,
+               ${envelope.envelopeXdr}, ${envelope.outerHash}, ${envelope.bidStroops}, ${envelope.bidLedger ?? null}::integer, ${msFromNow(leaseMs)}
+        where (select count(*) from movable) = ${wanted.length}
+        on conflict (hash) do nothing
+        returning id
+      ), moved as (
+        update ${entries} set envelope_id = (select id from stored), ledger_transaction_id = ${envelope.hash}, updated_at = ${new Date()}
+        where ${entries.id} in (select id from movable) and exists (select 1 from stored)
+      )
+      select coalesce((select array_agg(id::text) from movable), '{}') as movable, (select id::text from stored) as envelope_id`);
+    const [row] = rowsOf<{ movable: string[]; envelope_id: string | null }>(result);
+    const movable = new Set(row?.movable ?? []);
+    if (movable.size !== wanted.length) return { lost: wanted.filter((id) => !movable.has(id)) };
+    if (!row?.envelope_id) return { duplicate: envelope.hash };
+    return { envelopeId: row.envelope_id };
   }
 
   /**
