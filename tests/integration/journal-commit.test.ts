@@ -11,6 +11,8 @@ import { ApprovalRepository } from '../../src/db/repositories/approval.repositor
 import { approvals, idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments, withdrawals } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
+import { testDatabaseUrl } from '../helpers/database';
+import { openDatabase } from '../../src/db/client';
 
 // commitEntry takes an entry's claims (a request's key, its kind's claim: a payment reference, a
 // reversal, an approval) and writes the entry in one transaction. Each race below is two commits sent at once on two
@@ -402,6 +404,24 @@ describe('confirmEnvelopeAlone: one statement for entries whose kinds change not
 });
 
 describe('a transfer’s statements: prepared once, the row the same as a transaction writes', () => {
+  it('lets repositories built with different kinds with effects share one connection (a prepared name is one text)', async () => {
+    // One connection, so both repositories' statements are prepared on it.
+    const handle = await openDatabase({ url: await testDatabaseUrl(), poolSize: 1 });
+    try {
+      const withAll = new JournalRepository(handle.db);
+      const withOne = new JournalRepository(handle.db);
+      for (const [repository, withEffects] of [[withAll, kinds.confirming], [withOne, ['activation']], [withAll, kinds.confirming]] as const) {
+        const only = (await commit(entry('transfer'))) as Extract<CommitResult, { committed: true }>;
+        const hash = crypto.randomBytes(32).toString('hex');
+        const attached = await journal.attach({ hash, sourceAccount: 'G', sequence: 1n, firstLedger: 1, lastLedger: 9, envelopeXdr: 'AAAA', outerHash: hash, bidStroops: 200n, bidLedger: undefined }, [only.entry.id], LEASE_MS);
+        if (!('envelopeId' in attached)) throw new Error('not attached');
+        await expect(repository.confirmEnvelopeAlone(attached.envelopeId, { ledger: 3 }, withEffects)).resolves.toBe('confirmed');
+      }
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('inserts a lone entry (nothing to claim or log) as the transaction path does: absent columns null, leased from the database’s clock', async () => {
     const alone = (await commit(entry('transfer', { userId: undefined }))) as Extract<CommitResult, { committed: true }>;
     const key = { callerId: crypto.randomUUID(), route: 'ledger.transfer', key: 'k-1', requestHash: 'h' };

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
@@ -245,7 +246,9 @@ export class JournalRepository {
     const key = [...withEffects].sort().join(',');
     let statement = this.confirmAlone.get(key);
     if (!statement) {
-      statement = this.prepareConfirmAlone(withEffects, `journal_confirm_alone_${this.confirmAlone.size}`);
+      // Named after the kinds: node-postgres refuses one name for two texts on a connection, and
+      // repositories built with other registries (tests) share a pool.
+      statement = this.prepareConfirmAlone(withEffects, `journal_confirm_alone_${crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)}`);
       this.confirmAlone.set(key, statement);
     }
     const [row] = await statement.execute({ envelopeId, ledger: applied.ledger, feeCharged: applied.feeCharged ?? null, outerHash: applied.hash ?? null, now: new Date() });
