@@ -107,7 +107,7 @@ export class AccountSubmitter {
 
   /** Resolves once nothing is queued or in flight (graceful shutdown). */
   drained(): Promise<void> {
-    if (this.running === 0 && this.queue.length === 0) return Promise.resolve();
+    if (this.idle) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 

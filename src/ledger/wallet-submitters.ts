@@ -10,10 +10,15 @@ export interface EvictableSubmitter {
  * than `limit` are kept, the least recently used idle ones are let go. A busy one is never let
  * go (a second submitter for the same wallet would race it); the next use of a released wallet
  * builds a new submitter, which reads the account's sequence again.
+ *
+ * Letting go waits for the end of the turn: a submitter is handed out idle and given its job a few
+ * microtasks later (EntryJobs builds the job, the journal submits it), and a new wallet's request
+ * in between must not drop it then.
  */
 export class WalletSubmitters<S extends EvictableSubmitter> {
   /** Map order is use order: the least recently used first. */
   private readonly byPublicKey = new Map<string, S>();
+  private releaseScheduled = false;
 
   constructor(private readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error('the wallet submitter limit must be a positive integer');
@@ -26,9 +31,9 @@ export class WalletSubmitters<S extends EvictableSubmitter> {
       this.byPublicKey.delete(publicKey);
     } else {
       submitter = build();
-      this.releaseIdle();
     }
     this.byPublicKey.set(publicKey, submitter);
+    if (this.byPublicKey.size > this.limit) this.scheduleRelease();
     return submitter;
   }
 
@@ -45,10 +50,19 @@ export class WalletSubmitters<S extends EvictableSubmitter> {
     return this.byPublicKey.values();
   }
 
-  /** Lets go of the least recently used idle submitters until one more fits under the limit. */
+  private scheduleRelease(): void {
+    if (this.releaseScheduled) return;
+    this.releaseScheduled = true;
+    setImmediate(() => {
+      this.releaseScheduled = false;
+      this.releaseIdle();
+    });
+  }
+
+  /** Lets go of the least recently used idle submitters until the limit holds (busy ones stay). */
   private releaseIdle(): void {
     for (const [publicKey, submitter] of this.byPublicKey) {
-      if (this.byPublicKey.size < this.limit) return;
+      if (this.byPublicKey.size <= this.limit) return;
       if (submitter.idle) this.byPublicKey.delete(publicKey);
     }
   }

@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/db/repositories/rows';
 import { bearer } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { withSandboxes } from '../helpers/with-sandboxes';
@@ -23,6 +25,13 @@ describe('a process keeping fewer wallet submitters than wallets sending', () =>
       const answers = await Promise.all([send(0, 1), send(1, 2), send(2, 0)]);
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     }
+
+    // No wallet ever had two submitters: each transfer rode in one envelope, none refused (two
+    // submitters of one wallet would each number its sequence, and one of them would be refused).
+    const envelopes = rowsOf<{ status: string }>(
+      await app.container.database.db.execute(sql`select status from ledger_envelopes where source_account in (${sql.join(users.map((u) => sql`${u.ledgerPublicKey}`), sql`, `)})`),
+    );
+    expect(envelopes.map((e) => e.status)).toEqual(Array(15).fill('confirmed'));
 
     // One after another: user 0 sent 3 and received 1, user 1 received 3 and sent 2, user 2 received 2
     // and sent 1; the ring moved nothing on balance.

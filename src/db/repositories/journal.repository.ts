@@ -58,7 +58,7 @@ const MOVABLE = and(
  * A prepared statement's value to set a column to: drizzle's set() takes SQL, not a bare
  * placeholder; node-postgres serializes it as it does the value itself (a Date with its offset).
  */
-function valueOf(name: string): SQL {
+function placeholderValue(name: string): SQL {
   return sql`${sql.placeholder(name)}`;
 }
 
@@ -202,7 +202,7 @@ export class JournalRepository {
    */
   private prepareMarkSent() {
     const envelopeId = sql.placeholder('envelopeId');
-    const now = valueOf('now');
+    const now = placeholderValue('now');
     const sent = this.db.$with('sent').as(
       this.db
         .update(ledgerEnvelopes)
@@ -259,8 +259,8 @@ export class JournalRepository {
   /** confirmEnvelopeAlone's statement for one set of kinds with effects (a process has one: its registry's). */
   private prepareConfirmAlone(withEffects: readonly string[], name: string) {
     const envelopeId = sql.placeholder('envelopeId');
-    const ledger = valueOf('ledger');
-    const now = valueOf('now');
+    const ledger = placeholderValue('ledger');
+    const now = placeholderValue('now');
     const move = ENVELOPE_MOVES.applied;
     // An envelope's entries are fixed when it is stored (attach), so what this reads of them holds.
     const effects = this.db.$with('effects').as(
@@ -273,7 +273,7 @@ export class JournalRepository {
     const moved = this.db.$with('moved').as(
       this.db
         .update(ledgerEnvelopes)
-        .set({ ledger, feeCharged: valueOf('feeCharged'), outerHash: valueOf('outerHash'), status: move.to, updatedAt: now })
+        .set({ ledger, feeCharged: placeholderValue('feeCharged'), outerHash: placeholderValue('outerHash'), status: move.to, updatedAt: now })
         .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, move.from), sql`not exists (select 1 from ${effects})`))
         .returning({ id: ledgerEnvelopes.id }),
     );

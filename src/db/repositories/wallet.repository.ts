@@ -50,10 +50,6 @@ export class WalletRepository {
     return first(this.db.select().from(wallets).where(eq(wallets.userId, userId)));
   }
 
-  async findByPublicKey(publicKey: string): Promise<WalletRow | undefined> {
-    return first(this.db.select().from(wallets).where(eq(wallets.publicKey, publicKey)));
-  }
-
   /** Pending wallets with no live entry of `activationKind` in the journal (a crash or a final refusal left them). */
   async listPendingUnjournaled(limit: number, activationKind: string): Promise<WalletRow[]> {
     return this.db
