@@ -20,7 +20,7 @@ export interface MachineCpu {
 }
 
 /** The parts of the system a bench run starts, told apart by their command lines. */
-export type SystemPart = 'service' | 'sandbox host' | 'PostgreSQL' | 'bench (load)' | 'other';
+export type SystemPart = 'service' | 'sandbox host' | 'ledger sandbox' | 'Paystack sandbox' | 'PostgreSQL' | 'bench (load)' | 'other';
 
 interface Reading {
   busy: number;
@@ -34,6 +34,9 @@ export function partOf(pid: number, comm: string, cmdline: string): SystemPart {
   if (pid === process.pid) return 'bench (load)';
   if (comm === 'postgres' || /(^|\/)postgres( |$)/.test(cmdline)) return 'PostgreSQL';
   if (cmdline.includes('sandbox-host/host-main')) return 'sandbox host';
+  // The standalone sandboxes a scenario starts on their own (npm run sandbox:ledger, sandbox:paystack).
+  if (/horizon-sandbox\/src\/cli|sandbox\/horizon\/cli/.test(cmdline)) return 'ledger sandbox';
+  if (/paystack-sandbox\/src\/cli|sandbox\/paystack\/cli/.test(cmdline)) return 'Paystack sandbox';
   if (/src\/server\.ts|dist\/server\.js/.test(cmdline)) return 'service';
   return 'other';
 }
@@ -77,7 +80,7 @@ function read(): Reading | undefined {
   return { busy: user + nice + system + irq + softirq, steal, processes: readProcesses() };
 }
 
-const PARTS: SystemPart[] = ['service', 'sandbox host', 'PostgreSQL', 'bench (load)', 'other'];
+const PARTS: SystemPart[] = ['service', 'sandbox host', 'ledger sandbox', 'Paystack sandbox', 'PostgreSQL', 'bench (load)', 'other'];
 
 /** Each part's ticks over the phase; a process that started or ended within it counts what it did while seen. */
 function byPart(before: Reading, after: Reading): Record<SystemPart, number> {
@@ -106,4 +109,14 @@ export async function withMachineCpu<T>(phase: () => Promise<T>): Promise<{ resu
 /** Milliseconds of machine CPU per request, to one decimal; undefined without a reading or a request. */
 export function cpuPerRequest(cpu: Pick<MachineCpu, 'busyMs'> | undefined, requests: number): number | undefined {
   return cpu && requests > 0 ? Math.round((cpu.busyMs / requests) * 10) / 10 : undefined;
+}
+
+/**
+ * One phase's CPU per request by part of the system, as a table row (none off Linux). Parts that
+ * spent nothing are left out: a scenario without a standalone sandbox has no column for one.
+ */
+export function cpuByPartRow(what: string, cpu: MachineCpu | undefined, requests: number): Record<string, string | number> {
+  const row: Record<string, string | number> = { what };
+  for (const [part, ms] of Object.entries(cpu?.byPart ?? {})) if (ms > 0) row[part] = cpuPerRequest({ busyMs: ms }, requests) ?? '-';
+  return row;
 }

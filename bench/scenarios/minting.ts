@@ -1,4 +1,5 @@
 import { withLoopDelay } from '../event-loop';
+import { cpuByPartRow, cpuPerRequest, withMachineCpu, type MachineCpu } from '../machine-cpu';
 import { expectStatus, mapLimit, request } from '../http';
 import { LedgerWatch, type CloseCount } from '../ledger-watch';
 import { summarize, type Sample } from '../load';
@@ -56,6 +57,8 @@ interface ApiRun {
   answeredSuccess: number;
   signups: ReturnType<typeof summarize>;
   verifies: ReturnType<typeof summarize>;
+  /** The machine's CPU from the verify burst until its last mint was on the ledger. */
+  mintCpu: MachineCpu | undefined;
   database: string;
 }
 
@@ -99,7 +102,7 @@ export const minting: Scenario = {
           computedClosesAllChannelsParallel: oneTxParallel,
         },
       },
-      figures: Object.fromEntries(runs.map((r) => [r.api, { activation: r.activation, mints: r.mints, signups: r.signups, verifies: r.verifies, active: r.active, exactBalances: r.exact, answeredSuccess: r.answeredSuccess }])),
+      figures: Object.fromEntries(runs.map((r) => [r.api, { activation: r.activation, mints: r.mints, mintCpuMsByPart: r.mintCpu?.byPart, mintCpuMs: r.mintCpu?.busyMs, signups: r.signups, verifies: r.verifies, active: r.active, exactBalances: r.exact, answeredSuccess: r.answeredSuccess }])),
       tables: [
         {
           title: `ledger closes (ledgers every ${s.closeMs} ms); judged = max(by sequence, by clock)`,
@@ -109,6 +112,10 @@ export const minting: Scenario = {
             { what: `one tx per mint, sequential: ${closesPerSequentialMint.toFixed(2)} closes/mint x ${payments}`, items: payments, 'closes (judged)': oneTxSequential },
             { what: `one tx per mint, all ${CHANNELS} channels in parallel: ceil(${payments}/${CHANNELS})`, items: payments, 'closes (judged)': oneTxParallel },
           ],
+        },
+        {
+          title: "the verify burst's machine CPU per payment, ms, by part (from the burst until its last mint was on the ledger)",
+          rows: runs.map((r) => ({ ...cpuByPartRow(`${r.api}: ${payments} verify-payment`, r.mintCpu, payments), all: cpuPerRequest(r.mintCpu, payments) ?? '-', 'steal ms': r.mintCpu?.stealMs ?? '-' })),
         },
         { title: "the bursts as the clients saw them (latency ms; loop: the service's event loop delay from the burst until its last operation was on the ledger, ms)", rows: runs.flatMap((r) => [loadRow(r.signups), loadRow(r.verifies)]) },
       ],
@@ -195,15 +202,16 @@ async function mintingThrough(ctx: ScenarioContext, api: LedgerApiKind, s: Sizes
     t0 = Date.now();
     let answeredSuccess = 0;
     // The loop's delay from the burst to the last mint on the ledger.
-    const mintPhase = await withLoopDelay(service.baseUrl, async () => {
+    const mintPhase = await withLoopDelay(service.baseUrl, () => withMachineCpu(async () => {
       const verifies = await burst(intents, async (i) => {
         const res = await request<{ success: boolean }>('POST', `${service.baseUrl}/api/payments/verify-payment`, { token: i.payer.token, body: { reference: i.reference }, timeoutMs: 60_000 });
         if (res.status === 200 && res.body.success) answeredSuccess++;
         return res.status;
       });
       return { verifies, mints: await watch!.waitForOperations(seq0, t0, payments, s.closeMs, BURST_TIMEOUT_MS) };
-    });
-    const { verifies, mints } = mintPhase.result;
+    }));
+    const { verifies, mints } = mintPhase.result.result;
+    const mintCpu = mintPhase.result.cpu;
     // Exactly once: every payer holds exactly what their payments bought, no more, no less.
     const balances = await mapLimit(payers, 10, (p) => tokenBalance(service, p.publicKey));
     const exact = balances.filter((b) => b === NAIRA * s.paymentsPerPayer).length;
@@ -227,6 +235,7 @@ async function mintingThrough(ctx: ScenarioContext, api: LedgerApiKind, s: Sizes
       answeredSuccess,
       // loop: from the burst until its last operation was on the ledger
       signups: { ...summarize(`${api}: POST /api/users/signup x ${s.activations} at once`, signups.samples, signups.seconds), loop: activationPhase.loop },
+      mintCpu,
       verifies: { ...summarize(`${api}: POST /api/payments/verify-payment x ${payments} at once`, verifies.samples, verifies.seconds), loop: mintPhase.loop },
       database: service.bench.databaseUrl ? 'postgres' : 'embedded',
     };

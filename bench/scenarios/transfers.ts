@@ -1,5 +1,5 @@
 import { withLoopDelay } from '../event-loop';
-import { cpuPerRequest, withMachineCpu, type MachineCpu } from '../machine-cpu';
+import { cpuByPartRow, cpuPerRequest, withMachineCpu, type MachineCpu } from '../machine-cpu';
 import { request } from '../http';
 import { LedgerWatch } from '../ledger-watch';
 import { summarize, type LoadFigures, type Sample } from '../load';
@@ -108,13 +108,6 @@ function cpuCells(cpu: MachineCpu | undefined, ok: number): Record<string, numbe
   return perTransfer === undefined || !cpu ? {} : { 'cpu ms/transfer': perTransfer, 'steal ms': cpu.stealMs };
 }
 
-/** One phase's CPU per transfer by part of the system (none off Linux). */
-function partRow(what: string, cpu: MachineCpu | undefined, ok: number): Record<string, string | number> {
-  const row: Record<string, string | number> = { what };
-  for (const [part, ms] of Object.entries(cpu?.byPart ?? {})) row[part] = cpuPerRequest({ busyMs: ms }, ok) ?? '-';
-  return row;
-}
-
 /**
  * Users' own transfers: each wallet is its own source account with its own submitter, so 100
  * users should run in parallel; with real ledger timing each transfer lands in the next close.
@@ -142,8 +135,8 @@ export const transfers: Scenario = {
       {
         title: 'where the machine\'s CPU went, ms per transfer answered, by part (processes alive through the phase; PostgreSQL: every backend)',
         rows: [
-          partRow(throughput.baseline.label, throughput.cpu.baseline, throughput.baseline.ok),
-          partRow(throughput.concurrent.label, throughput.cpu.concurrent, throughput.concurrent.ok),
+          cpuByPartRow(throughput.baseline.label, throughput.cpu.baseline, throughput.baseline.ok),
+          cpuByPartRow(throughput.concurrent.label, throughput.cpu.concurrent, throughput.concurrent.ok),
         ],
       },
       { title: `LEDGER_CLOSE_MS=${s.closeMs} (latency ms)`, rows: [loadRow(confirmation.figures, { 'worst closes': worst })] },

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Database } from '../db/client';
 import { idempotencyKeyBound, type IdempotencyClaim, type IdempotencyRow } from '../db/repositories/idempotency.repository';
 import { appendAdminLog } from '../db/repositories/admin-log.repository';
-import type { EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
+import type { ClaimStatement, EntryRow, JournalRepository, NewEntry } from '../db/repositories/journal.repository';
 import type { AdminLogEntry } from '../domain/admin-log';
 import type { EntryKind } from './kinds/entry-kind';
 
@@ -29,9 +29,13 @@ export interface EntryCommitDeps {
  * entry for the same thing (a wallet's activation).
  */
 export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEntry, key: IdempotencyClaim | undefined, adminLog?: AdminLogEntry): Promise<Committed> {
-  // Nothing to claim and nothing to log: the insert alone is atomic, and a transaction around it
-  // would only add two round trips (a transfer sent without a key; issue 37).
-  if (!key && !kind.claim && !adminLog) return commitAlone(deps, entry);
+  // No key and no log: one statement is atomic, and a transaction around it would only add round
+  // trips (issue 37): the insert alone (a transfer sent without a key), or the claim and the
+  // insert together (a verified payment's mint).
+  if (!key && !adminLog) {
+    if (!kind.claim) return commitAlone(deps, entry);
+    if (kind.claim.statement) return commitClaimedAlone(deps, kind.claim.statement, entry);
+  }
   return deps.db.transaction(async (tx): Promise<Committed> => {
     const id = crypto.randomUUID();
     if (key) {
@@ -55,4 +59,10 @@ export function commitEntry(deps: EntryCommitDeps, kind: EntryKind, entry: NewEn
 async function commitAlone(deps: EntryCommitDeps, entry: NewEntry): Promise<Committed> {
   const row = await deps.repository.insertEntryAlone({ ...entry, id: crypto.randomUUID() }, deps.leaseMs);
   return row ? { committed: true, entry: row } : { committed: false, reason: 'live' };
+}
+
+/** An entry whose claim is all it commits with: the claim and the insert, one prepared statement. */
+async function commitClaimedAlone(deps: EntryCommitDeps, claim: ClaimStatement, entry: NewEntry): Promise<Committed> {
+  const row = await deps.repository.insertEntryClaimed(claim, { ...entry, id: crypto.randomUUID() }, deps.leaseMs);
+  return row ? { committed: true, entry: row } : { committed: false, reason: 'claimed' };
 }

@@ -62,7 +62,7 @@ export function paymentsRoutes(deps: PaymentRouteDeps): RouteDef[] {
         if (!payment || (principal.role === 'user' && payment.userId !== principal.id)) {
           throw new AppError('NOT_FOUND', 'Payment reference not found');
         }
-        const outcome = await payments.settle(reference);
+        const outcome = await payments.settle(reference, payment);
         sendVerifyAnswer(res, outcome);
       },
     }),

@@ -120,10 +120,11 @@ export class PaymentService {
   /**
    * The shared path of verify, callback, webhook and sweep, safe to call any number of times at
    * once: find the payment, ask the provider, check the amount and currency, consume the
-   * reference, write the mint command, answer.
+   * reference, write the mint command, answer. `found`: the payment as the caller just read it
+   * (verify-payment checks its owner first), so it is not read twice.
    */
-  async settle(reference: string): Promise<SettleOutcome> {
-    const known = await this.deps.payments.find(reference);
+  async settle(reference: string, found?: PaymentRow): Promise<SettleOutcome> {
+    const known = found ?? (await this.deps.payments.find(reference));
     if (!known) return { kind: 'unknown' };
     const decided = await this.decidedOutcome(known);
     if (decided) return decided;
@@ -241,8 +242,10 @@ export class PaymentService {
    * the same debt; a retry reads the decision already made. Undefined when the payment is not
    * `paid` any more.
    */
-  private settleDebtOnce(reference: string, tokens: bigint): Promise<bigint | undefined> {
+  private async settleDebtOnce(reference: string, tokens: bigint): Promise<bigint | undefined> {
     const { db, payments, reversals } = this.deps;
+    // Most buyers owe nothing: that is decided in one statement; the lock is for those who owe.
+    if (await payments.recordSettlesNoDebt(reference)) return 0n;
     return db.transaction(async (tx) => {
       const payment = await payments.lockForDebt(tx, reference);
       if (!payment || payment.status !== 'paid') return undefined;

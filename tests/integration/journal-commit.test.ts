@@ -47,6 +47,16 @@ function oneWinner(results: CommitResult[]): [Extract<CommitResult, { committed:
   return [winners[0] as Extract<CommitResult, { committed: true }>, losers[0] as Extract<CommitResult, { committed: false }>];
 }
 
+/** A payment the provider confirmed (paid), whose reference a mint may consume. */
+async function paidPayment(): Promise<{ reference: string; userId: string }> {
+  const repo = new PaymentRepository(db);
+  const reference = `wlt-${crypto.randomUUID()}`;
+  const userId = crypto.randomUUID();
+  await repo.insertInitialized({ reference, userId, amountKobo: 50_000n }, 0);
+  await repo.recordPaid(reference, { status: 'success' });
+  return { reference, userId };
+}
+
 async function entries(): Promise<(typeof ledgerEntries.$inferSelect)[]> {
   return db.select().from(ledgerEntries);
 }
@@ -64,11 +74,7 @@ describe('commitEntry: one entry per claim, whoever races', () => {
   });
 
   it("consumes a paid payment's reference once: the other mint is told it was claimed, and the payment names the winner's mint", async () => {
-    const repo = new PaymentRepository(db);
-    const reference = `wlt-${crypto.randomUUID()}`;
-    const userId = crypto.randomUUID();
-    await repo.insertInitialized({ reference, userId, amountKobo: 50_000n }, 0);
-    await repo.recordPaid(reference, { status: 'success' });
+    const { reference, userId } = await paidPayment();
     const mints = [
       entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-A', amountStroops: 5_000_000_000n }),
       entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET-B', amountStroops: 4_000_000_000n }),
@@ -90,6 +96,31 @@ describe('commitEntry: one entry per claim, whoever races', () => {
     expect(await commit(entry('payment_mint', { paymentReference: reference }))).toEqual({ committed: false, reason: 'claimed' });
     expect(await entries()).toEqual([]);
     expect((await db.select().from(payments).where(eq(payments.reference, reference)))[0]?.status).toBe('initialized');
+  });
+
+  it("lets one of ten mints at once consume a paid reference, the claim and the insert one statement", async () => {
+    const { reference, userId } = await paidPayment();
+
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => commit(entry('payment_mint', { userId, paymentReference: reference, toPublicKey: `GWALLET-${i}` }))));
+
+    expect(results.filter((r) => r.committed)).toHaveLength(1);
+    expect(results.filter((r) => !r.committed)).toEqual(Array.from({ length: 9 }, () => ({ committed: false, reason: 'claimed' })));
+    expect(await entries()).toHaveLength(1);
+  });
+
+  it('writes nothing, the claim included, when a live mint already stands for a reference this caller claimed (a broken invariant fails whole)', async () => {
+    const { reference, userId } = await paidPayment();
+    // A live mint for the reference while the payment still says paid: only a bug could leave this.
+    const stray = await journal.insertEntryAlone({ ...entry('payment_mint', { userId, paymentReference: reference }), id: crypto.randomUUID() }, LEASE_MS);
+    expect(stray).toBeDefined();
+
+    const refused = await commit(entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET' })).catch((err: unknown) => err);
+    // PostgreSQL's unique_violation, under drizzle's "Failed query".
+    expect(refused).toMatchObject({ cause: { code: '23505' } });
+
+    expect((await entries()).map((e) => e.id)).toEqual([stray!.id]);
+    const [payment] = await db.select().from(payments).where(eq(payments.reference, reference));
+    expect(payment).toMatchObject({ status: 'paid', tokensStroops: null, destinationPublicKey: null });
   });
 
   it('takes a waiting reversal for one clawback; the reversal names that entry', async () => {
@@ -433,6 +464,25 @@ describe('a transfer’s statements: prepared once, the row the same as a transa
     expect(alone.entry).toMatchObject({ status: 'pending', userId: null, paymentReference: null, reversalId: null, withdrawalId: null, approvalId: null, envelopeId: null });
     // Leased for LEASE_MS from the insert's own now() (which created_at defaults to), as msFromNow does.
     expect(alone.entry.leaseUntil.getTime() - alone.entry.createdAt.getTime()).toBe(LEASE_MS);
+  });
+
+  it("inserts a claimed mint (the claim and the insert one statement) as the transaction path does, and moves the payment as the claim's own update does", async () => {
+    const mint = async (key?: IdempotencyClaim) => {
+      const { reference, userId } = await paidPayment();
+      const done = (await commit(entry('payment_mint', { userId, paymentReference: reference, toPublicKey: 'GWALLET', amountStroops: 5_000_000_000n }), key)) as Extract<CommitResult, { committed: true }>;
+      expect(done.committed).toBe(true);
+      const [payment] = await db.select().from(payments).where(eq(payments.reference, reference));
+      return { entry: done.entry, payment: payment! };
+    };
+    const alone = await mint();
+    const inTransaction = await mint({ callerId: crypto.randomUUID(), route: 'payments.verify', key: 'k-2', requestHash: 'h' });
+    const entryShape = (row: typeof alone.entry) => ({ ...row, id: undefined, userId: undefined, paymentReference: undefined, createdAt: undefined, updatedAt: undefined, leaseUntil: undefined });
+    expect(entryShape(alone.entry)).toEqual(entryShape(inTransaction.entry));
+    expect(alone.entry).toMatchObject({ kind: 'payment_mint', status: 'pending', amountStroops: 5_000_000_000n, reversalId: null, withdrawalId: null, approvalId: null, envelopeId: null, ledgerTransactionId: '' });
+    expect(alone.entry.leaseUntil.getTime() - alone.entry.createdAt.getTime()).toBe(LEASE_MS);
+    const paymentShape = (row: typeof alone.payment) => ({ ...row, reference: undefined, userId: undefined, createdAt: undefined, updatedAt: undefined, paidAt: undefined });
+    expect(paymentShape(alone.payment)).toEqual(paymentShape(inTransaction.payment));
+    expect(alone.payment).toMatchObject({ status: 'minting', tokensStroops: 5_000_000_000n, destinationPublicKey: 'GWALLET', nextCheckAt: null });
   });
 
   it('sends the lone insert, the mark and the confirmation as named statements, which PostgreSQL parses once per connection', async () => {

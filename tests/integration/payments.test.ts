@@ -142,6 +142,52 @@ describe('POST /api/payments/verify-payment', () => {
     expect(records[0]).toMatchObject({ ledgerTransactionId: row!.mintTxHash, toPublicKey: user.ledgerPublicKey, amountStroops: 30_864_000_000n, assetCode: 'WLT' });
   });
 
+  it("makes a verification's reads and writes as named statements on the pool: the transaction is the mint's confirmation alone", async () => {
+    const user = await createUser(app);
+    const intent = await paidIntent(app, user, 100);
+    // Observed, not replaced: each statement the pool runs by itself, and each client it lends (a transaction).
+    const pool = (app.container.database.db as unknown as { $client: { query: (config: unknown, ...rest: unknown[]) => unknown; connect: (...args: unknown[]) => unknown } }).$client;
+    const names: string[] = [];
+    let lent = 0;
+    const { query, connect } = pool;
+    pool.query = (config: unknown, ...rest: unknown[]) => {
+      names.push(typeof config === 'object' && config !== null ? ((config as { name?: string }).name ?? (config as { text?: string }).text ?? '') : String(config));
+      return query.call(pool, config, ...rest);
+    };
+    pool.connect = (...args: unknown[]) => {
+      lent++;
+      return connect.apply(pool, args);
+    };
+    try {
+      const res = await verify(user, intent.reference);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ success: true, amount: 100 });
+    } finally {
+      pool.query = query;
+      pool.connect = connect;
+    }
+    expect(await balanceOf(user)).toBe('250.0000000');
+    // The auth check's read comes only when the principal's cached answer has expired (2 s): a slow machine may see it.
+    const statements = names.filter((n) => n !== 'users_credential_times');
+    expect(statements).toEqual([
+      'payments_find',
+      'payments_record_paid',
+      'wallet_by_user',
+      // the buyer owes nothing: decided without the debt's lock
+      'payments_settles_no_debt',
+      // the reference consumed and the mint's entry inserted together
+      'journal_insert_claiming_payment',
+      // storing the signed envelope (a batch's size varies its text)
+      expect.stringMatching(/^\s*with movable as/),
+      'journal_mark_sent',
+      // a mint's confirmation moves its payment: tried alone, then in the one transaction
+      expect.stringMatching(/^journal_confirm_alone_/),
+      'payments_find',
+    ]);
+    // node-postgres' pool.query lends itself a client per statement: one more is the transaction.
+    expect(lent - names.length).toBe(1);
+  });
+
   it('answers 200 {success:false, message} to a second verification and mints nothing more', async () => {
     const user = await createUser(app);
     const intent = await paidIntent(app, user, 100);

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, is, sql, SQL, type Placeholder, type WithSubquery } from 'drizzle-orm';
 import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
 import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMove, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
 import { claimDueRows, msFromNow } from './leased-claims';
+import { placeholderValue } from './placeholders';
 import { first, rowsOf } from './rows';
 
 export type EntryRow = typeof ledgerEntries.$inferSelect;
@@ -55,11 +56,47 @@ const MOVABLE = and(
 )!;
 
 /**
- * A prepared statement's value to set a column to: drizzle's set() takes SQL, not a bare
- * placeholder; node-postgres serializes it as it does the value itself (a Date with its offset).
+ * A claim (src/ledger/kinds/entry-kind.ts) as the update of a data-modifying CTE, for
+ * insertEntryClaimed: its values are placeholders named after the entry's fields (ENTRY_PLACEHOLDERS),
+ * plus `now`; `name` (what it claims) names the prepared statement.
  */
-function placeholderValue(name: string): SQL {
-  return sql`${sql.placeholder(name)}`;
+export interface ClaimStatement {
+  name: string;
+  build(db: Database): WithSubquery;
+}
+
+/** A new entry's columns as a prepared statement's placeholders: its optional ones are all bound, null when absent, which is what leaving them out inserts (they have no defaults). */
+const ENTRY_PLACEHOLDERS = {
+  id: sql.placeholder('id'),
+  kind: sql.placeholder('kind'),
+  fromPublicKey: sql.placeholder('fromPublicKey'),
+  toPublicKey: sql.placeholder('toPublicKey'),
+  amountStroops: sql.placeholder('amountStroops'),
+  assetCode: sql.placeholder('assetCode'),
+  userId: sql.placeholder('userId'),
+  paymentReference: sql.placeholder('paymentReference'),
+  reversalId: sql.placeholder('reversalId'),
+  withdrawalId: sql.placeholder('withdrawalId'),
+  approvalId: sql.placeholder('approvalId'),
+  leaseUntil: sql`now() + ${sql.placeholder('leaseMs')}::interval`,
+};
+
+/** The values of ENTRY_PLACEHOLDERS for a new entry leased for `leaseMs`. */
+function entryValues(entry: NewEntry & { id: string }, leaseMs: number): Record<string, unknown> {
+  return {
+    id: entry.id,
+    kind: entry.kind,
+    fromPublicKey: entry.fromPublicKey,
+    toPublicKey: entry.toPublicKey,
+    amountStroops: entry.amountStroops,
+    assetCode: entry.assetCode,
+    userId: entry.userId ?? null,
+    paymentReference: entry.paymentReference ?? null,
+    reversalId: entry.reversalId ?? null,
+    withdrawalId: entry.withdrawalId ?? null,
+    approvalId: entry.approvalId ?? null,
+    leaseMs: `${leaseMs} milliseconds`,
+  };
 }
 
 /**
@@ -71,6 +108,8 @@ function placeholderValue(name: string): SQL {
 export class JournalRepository {
   private readonly markSent;
   private readonly insertAlone;
+  /** insertEntryClaimed's statements by their claim's name. */
+  private readonly claimedInserts = new Map<string, ReturnType<JournalRepository['prepareInsertAlone']>>();
   /** confirmEnvelopeAlone's statements by their kinds with effects. */
   private readonly confirmAlone = new Map<string, ReturnType<JournalRepository['prepareConfirmAlone']>>();
 
@@ -101,44 +140,43 @@ export class JournalRepository {
    * what leaving them out inserts (they have no defaults).
    */
   async insertEntryAlone(entry: NewEntry & { id: string }, leaseMs: number): Promise<EntryRow | undefined> {
-    const [row] = await this.insertAlone.execute({
-      id: entry.id,
-      kind: entry.kind,
-      fromPublicKey: entry.fromPublicKey,
-      toPublicKey: entry.toPublicKey,
-      amountStroops: entry.amountStroops,
-      assetCode: entry.assetCode,
-      userId: entry.userId ?? null,
-      paymentReference: entry.paymentReference ?? null,
-      reversalId: entry.reversalId ?? null,
-      withdrawalId: entry.withdrawalId ?? null,
-      approvalId: entry.approvalId ?? null,
-      leaseMs: `${leaseMs} milliseconds`,
-    });
+    const [row] = await this.insertAlone.execute(entryValues(entry, leaseMs));
     return row;
   }
 
   private prepareInsertAlone() {
-    const p = sql.placeholder;
-    return this.db
-      .insert(ledgerEntries)
-      .values({
-        id: p('id'),
-        kind: p('kind'),
-        fromPublicKey: p('fromPublicKey'),
-        toPublicKey: p('toPublicKey'),
-        amountStroops: p('amountStroops'),
-        assetCode: p('assetCode'),
-        userId: p('userId'),
-        paymentReference: p('paymentReference'),
-        reversalId: p('reversalId'),
-        withdrawalId: p('withdrawalId'),
-        approvalId: p('approvalId'),
-        leaseUntil: sql`now() + ${p('leaseMs')}::interval`,
-      })
-      .onConflictDoNothing()
-      .returning()
-      .prepare('journal_insert_entry_alone');
+    return this.db.insert(ledgerEntries).values(ENTRY_PLACEHOLDERS).onConflictDoNothing().returning().prepare('journal_insert_entry_alone');
+  }
+
+  /**
+   * A claim taken and its entry inserted in one prepared statement (a claim with nothing else to
+   * commit: no Idempotency-Key, no admin log): the claim's update runs first as a data-modifying
+   * CTE, and the entry's row exists only when it moved a row. Undefined when another caller took
+   * the claim: nothing was written. A live entry standing for a claim this caller won is a broken
+   * invariant: the unique index refuses the insert, and the statement, the claim's update with it,
+   * fails as a whole.
+   */
+  async insertEntryClaimed(claim: ClaimStatement, entry: NewEntry & { id: string }, leaseMs: number): Promise<EntryRow | undefined> {
+    let statement = this.claimedInserts.get(claim.name);
+    if (!statement) {
+      const claimed = claim.build(this.db);
+      // A select list gives PostgreSQL no column to infer a parameter's type from: each is cast to its column's.
+      const columns = Object.entries(getTableColumns(ledgerEntries)).map(([key, column]) => {
+        const given = (ENTRY_PLACEHOLDERS as Record<string, SQL | Placeholder>)[key];
+        if (given) return sql`(${given})::${sql.raw(column.getSQLType())}`;
+        if (column.default === undefined) return sql`null`;
+        return is(column.default, SQL) ? column.default : sql`${sql.param(column.default, column)}::${sql.raw(column.getSQLType())}`;
+      });
+      statement = this.db
+        .with(claimed)
+        .insert(ledgerEntries)
+        .select(sql`select ${sql.join(columns, sql`, `)} from ${claimed}`)
+        .returning()
+        .prepare(`journal_insert_claiming_${claim.name}`);
+      this.claimedInserts.set(claim.name, statement);
+    }
+    const [row] = await statement.execute({ ...entryValues(entry, leaseMs), now: new Date() });
+    return row;
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {

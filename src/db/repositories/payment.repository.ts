@@ -2,8 +2,10 @@ import { and, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-o
 import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
 import type { Database, Executor } from '../client';
 import { payments } from '../schema';
+import type { ClaimStatement } from './journal.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
-import { first } from './rows';
+import { placeholderValue } from './placeholders';
+import { owedStroopsOf } from './reversal.repository';
 
 export type PaymentRow = typeof payments.$inferSelect;
 
@@ -17,7 +19,29 @@ type MoveFields = Partial<Pick<PaymentRow, 'tokensStroops' | 'destinationPublicK
  * makes a given move. A `failed` payment that carries a reason never moves again.
  */
 export class PaymentRepository {
-  constructor(private readonly db: Database) {}
+  // verify-payment's statements, built once and prepared on each connection (issue 37): a burst of
+  // verifications spent a fifth of the service's thread in drizzle building them per call.
+  private readonly byReference;
+  private readonly paid;
+  private readonly settlesNoDebt;
+
+  constructor(private readonly db: Database) {
+    const reference = eq(payments.reference, sql.placeholder('reference'));
+    this.byReference = db.select().from(payments).where(reference).prepare('payments_find');
+    const now = placeholderValue('now');
+    this.paid = db
+      .update(payments)
+      .set({ status: TRANSITIONS.paid.to, providerPayload: sql`${sql.placeholder('payload')}::jsonb`, paidAt: now, nextCheckAt: now, updatedAt: now })
+      .where(and(reference, movableFrom(TRANSITIONS.paid.from)))
+      .returning()
+      .prepare('payments_record_paid');
+    this.settlesNoDebt = db
+      .update(payments)
+      .set({ debtSettledStroops: 0n, updatedAt: now })
+      .where(and(reference, eq(payments.status, 'paid'), isNull(payments.debtSettledStroops), sql`${owedStroopsOf(sql`${payments.userId}`)} <= 0`))
+      .returning({ reference: payments.reference })
+      .prepare('payments_settles_no_debt');
+  }
 
   /** A new intent; the sweep first asks the provider about it `firstCheckMs` later. */
   async insertInitialized(row: { reference: string; userId: string; amountKobo: bigint }, firstCheckMs: number): Promise<void> {
@@ -25,7 +49,8 @@ export class PaymentRepository {
   }
 
   async find(reference: string): Promise<PaymentRow | undefined> {
-    return first(this.db.select().from(payments).where(eq(payments.reference, reference)));
+    const [row] = await this.byReference.execute({ reference });
+    return row;
   }
 
   /** A move that writes nothing else, outside any transaction (disputes, reversals). */
@@ -34,9 +59,20 @@ export class PaymentRepository {
   }
 
   /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
-  recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
-    // due at once: the sweep mints it if this caller dies before it does
-    return movePayment(this.db, reference, 'paid', { providerPayload: payload, paidAt: new Date(), nextCheckAt: new Date() });
+  async recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
+    // due at once (nextCheckAt: now): the sweep mints it if this caller dies before it does.
+    // The payload as the jsonb column stores it: its JSON text (node-postgres would send an array as a PostgreSQL array).
+    const [row] = await this.paid.execute({ reference, payload: JSON.stringify(payload), now: new Date() });
+    return row;
+  }
+
+  /**
+   * Decides that this paid purchase settles none of its buyer's debt, when the buyer owes nothing:
+   * one statement, no lock (nothing owed, nothing two purchases could both settle). False when it
+   * could not decide so (something owed, already decided, not paid): the caller takes the lock.
+   */
+  async recordSettlesNoDebt(reference: string): Promise<boolean> {
+    return (await this.settlesNoDebt.execute({ reference, now: new Date() })).length > 0;
   }
 
   recordProviderFailed(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
@@ -125,6 +161,28 @@ export async function paymentMintStarted(tx: Executor, mint: { reference: string
   const row = await movePayment(tx, mint.reference, 'mintStarted', { tokensStroops: mint.stroops, destinationPublicKey: mint.to, nextCheckAt: null });
   return row !== undefined;
 }
+
+/**
+ * paymentMintStarted as a ClaimStatement: the same move with the same fields, for the mint's entry
+ * inserted in the same statement (JournalRepository.insertEntryClaimed). Its values are the entry's.
+ */
+export const paymentMintStartedStatement: ClaimStatement = {
+  name: 'payment',
+  build: (db) =>
+    db.$with('claimed').as(
+      db
+        .update(payments)
+        .set({
+          status: TRANSITIONS.mintStarted.to,
+          tokensStroops: placeholderValue('amountStroops'),
+          destinationPublicKey: placeholderValue('toPublicKey'),
+          nextCheckAt: null,
+          updatedAt: placeholderValue('now'),
+        })
+        .where(and(eq(payments.reference, sql.placeholder('paymentReference')), movableFrom(TRANSITIONS.mintStarted.from)))
+        .returning({ reference: payments.reference }),
+    ),
+};
 
 export async function paymentMintsConfirmed(tx: Executor, references: string[], hash: string): Promise<void> {
   if (references.length === 0) return;

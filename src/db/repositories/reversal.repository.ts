@@ -14,6 +14,16 @@ export function heldStroopsOf(userId: string | Placeholder): SQL<string> {
   return sql<string>`(select coalesce(sum(${payments.tokensStroops}), 0) from ${payments} where ${payments.userId} = ${userId} and ${payments.status} = 'disputed')`;
 }
 
+/**
+ * What a buyer owes, as SQL: tokens their reversals could not take back, less what their purchases
+ * settled. `userId` may be a value, a placeholder or an outer row's column (the subqueries name
+ * their own tables apart, so an outer `payments` row is not shadowed).
+ */
+export function owedStroopsOf(userId: SQL): SQL<string> {
+  return sql<string>`((select coalesce(sum(owed.debt_stroops), 0) from payment_reversals owed where owed.user_id = ${userId} and owed.status = 'done')
+    - (select coalesce(sum(settled.debt_settled_stroops), 0) from payments settled where settled.user_id = ${userId}))`;
+}
+
 export interface NewReversal {
   key: string;
   paymentReference: string;
@@ -107,10 +117,7 @@ export class ReversalRepository {
 
   /** What the buyer owes: tokens their reversals could not take back, less what their purchases settled. */
   async debtOf(executor: Executor, userId: string): Promise<bigint> {
-    const result = await executor.execute(sql`
-      select
-        (select coalesce(sum(debt_stroops), 0) from payment_reversals where user_id = ${userId} and status = 'done')
-        - (select coalesce(sum(debt_settled_stroops), 0) from payments where user_id = ${userId}) as debt`);
+    const result = await executor.execute(sql`select ${owedStroopsOf(sql`${userId}`)} as debt`);
     const [row] = rowsOf<{ debt: string | number }>(result);
     return BigInt(row?.debt ?? 0);
   }

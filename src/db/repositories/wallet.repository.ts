@@ -20,6 +20,8 @@ export class WalletRepository {
   // Every transfer makes this read: one statement, built once and prepared on each connection, not
   // three built by drizzle and parsed by PostgreSQL per call (issue 37).
   private readonly parties;
+  /** A user's wallet: every mint of a verified payment reads it. */
+  private readonly byUser;
 
   constructor(private readonly db: Database) {
     const userId = sql.placeholder('userId');
@@ -28,6 +30,7 @@ export class WalletRepository {
       .from(wallets)
       .where(or(eq(wallets.userId, userId), eq(wallets.publicKey, sql.placeholder('receiver'))))
       .prepare('wallet_transfer_parties');
+    this.byUser = db.select().from(wallets).where(eq(wallets.userId, userId)).prepare('wallet_by_user');
   }
 
   /** A transfer's parties in one round trip: at most two rows (one when the receiver is the sender's own wallet). */
@@ -47,7 +50,8 @@ export class WalletRepository {
   }
 
   async findByUserId(userId: string): Promise<WalletRow | undefined> {
-    return first(this.db.select().from(wallets).where(eq(wallets.userId, userId)));
+    const [row] = await this.byUser.execute({ userId });
+    return row;
   }
 
   /** Pending wallets with no live entry of `activationKind` in the journal (a crash or a final refusal left them). */

@@ -2,7 +2,7 @@ import type { Asset, Keypair, xdr } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../../clients/ledger-api';
 import type { Executor } from '../../db/client';
 import { approvalWritten } from '../../db/repositories/approval.repository';
-import type { EntryRow, NewEntry } from '../../db/repositories/journal.repository';
+import type { ClaimStatement, EntryRow, NewEntry } from '../../db/repositories/journal.repository';
 import type { EntryOutcome, KindCommand } from '../write-command';
 
 // What one kind of ledger write is, complete in one file under src/ledger/kinds/: the command a use
@@ -82,6 +82,12 @@ export interface EntryClaim {
   of: string;
   /** One conditional update in the committing transaction; false when another caller took it first. */
   take(tx: Executor, entry: NewEntry & { id: string }): Promise<boolean>;
+  /**
+   * The same claim as one update for a CTE: when nothing else commits with the entry (no
+   * Idempotency-Key, no admin log), the claim and the entry's insert are one prepared statement,
+   * not a transaction of four round trips (a burst of verified payments; issue 37).
+   */
+  readonly statement?: ClaimStatement;
 }
 
 /** A refusal of the entry's own operation (`code`), or of the whole transaction for a reason not about the envelope (`code` undefined). */

@@ -1,4 +1,4 @@
-import { paymentMintRefused, paymentMintStarted, paymentMintsConfirmed } from '../../db/repositories/payment.repository';
+import { paymentMintRefused, paymentMintStarted, paymentMintStartedStatement, paymentMintsConfirmed } from '../../db/repositories/payment.repository';
 import { NEVER_SUCCEEDS, jobOf, type EntryKind } from './entry-kind';
 import { tokenPayment } from './transfer';
 
@@ -30,6 +30,7 @@ export const paymentMint: EntryKind<PaymentMintCommand> = {
   claim: {
     of: 'payment',
     take: (tx, entry) => paymentMintStarted(tx, { reference: entry.paymentReference!, stroops: entry.amountStroops, to: entry.toPublicKey }),
+    statement: paymentMintStartedStatement,
   },
   async prepare(command, { ledger }) {
     const from = ledger.keys.distribution.publicKey();
