@@ -153,23 +153,14 @@ export const transfers: Scenario = {
     const setups: Setup[] = ['npm start', 'standalone sandbox'];
     const measured = [];
     for (const setup of setups) measured.push(await measureSetup(ctx, setup, s));
-    const [npmStart] = measured;
-    const { throughput, confirmation, histogram, worst } = npmStart!;
+    const [npmStart, standalone] = measured;
     const tables = measured.flatMap((m) => m.tables);
     const targets = measured.flatMap((m) => m.targets);
     return {
       scenario: 'transfers',
       settings: { ...s, amountPerTransfer: 1, startingTokens: STARTING_TOKENS, bcryptCost: 4, database: ctx.bench.databaseUrl ? 'postgres' : 'embedded' },
-      baseline: { oneUser: throughput.baseline },
-      figures: {
-        concurrent: throughput.concurrent,
-        cpuMsPerTransfer: { baseline: cpuPerRequest(throughput.cpu.baseline, throughput.baseline.ok), concurrent: cpuPerRequest(throughput.cpu.concurrent, throughput.concurrent.ok) },
-        cpuMsByPart: { baseline: throughput.cpu.baseline?.byPart, concurrent: throughput.cpu.concurrent?.byPart },
-        confirmation: confirmation.figures,
-        closesHistogram: histogram,
-        worstCloses: worst,
-        standaloneSandbox: measured[1]?.figures,
-      },
+      baseline: { oneUser: npmStart!.throughput.baseline },
+      figures: { ...npmStart!.figures, standaloneSandbox: standalone?.figures },
       tables,
       targets,
       notes: [
@@ -250,7 +241,15 @@ async function measureSetup(ctx: ScenarioContext, setup: Setup, s: { users: numb
       measure: { value: p50Closes, threshold: 1, better: 'lower', unit: 'closes' },
     },
   ];
-  return { tables, targets, throughput, confirmation, histogram, worst, figures: { concurrent: throughput.concurrent, cpuMsByPart: throughput.cpu.concurrent?.byPart, confirmation: confirmation.figures, closesHistogram: histogram, worstCloses: worst } };
+  const figures = {
+    concurrent: throughput.concurrent,
+    cpuMsPerTransfer: { baseline: cpuPerRequest(throughput.cpu.baseline, throughput.baseline.ok), concurrent: cpuPerRequest(throughput.cpu.concurrent, throughput.concurrent.ok) },
+    cpuMsByPart: { baseline: throughput.cpu.baseline?.byPart, concurrent: throughput.cpu.concurrent?.byPart },
+    confirmation: confirmation.figures,
+    closesHistogram: histogram,
+    worstCloses: worst,
+  };
+  return { tables, targets, throughput, figures };
 }
 
 function countOf(values: number[], n: number): number {

@@ -109,7 +109,7 @@ export class JournalRepository {
   private readonly markSent;
   private readonly insertAlone;
   /** insertEntryClaimed's statements by their claim's name. */
-  private readonly claimedInserts = new Map<string, ReturnType<JournalRepository['prepareInsertAlone']>>();
+  private readonly claimedInserts = new Map<string, ReturnType<JournalRepository['prepareInsertClaimed']>>();
   /** confirmEnvelopeAlone's statements by their kinds with effects. */
   private readonly confirmAlone = new Map<string, ReturnType<JournalRepository['prepareConfirmAlone']>>();
 
@@ -159,24 +159,28 @@ export class JournalRepository {
   async insertEntryClaimed(claim: ClaimStatement, entry: NewEntry & { id: string }, leaseMs: number): Promise<EntryRow | undefined> {
     let statement = this.claimedInserts.get(claim.name);
     if (!statement) {
-      const claimed = claim.build(this.db);
-      // A select list gives PostgreSQL no column to infer a parameter's type from: each is cast to its column's.
-      const columns = Object.entries(getTableColumns(ledgerEntries)).map(([key, column]) => {
-        const given = (ENTRY_PLACEHOLDERS as Record<string, SQL | Placeholder>)[key];
-        if (given) return sql`(${given})::${sql.raw(column.getSQLType())}`;
-        if (column.default === undefined) return sql`null`;
-        return is(column.default, SQL) ? column.default : sql`${sql.param(column.default, column)}::${sql.raw(column.getSQLType())}`;
-      });
-      statement = this.db
-        .with(claimed)
-        .insert(ledgerEntries)
-        .select(sql`select ${sql.join(columns, sql`, `)} from ${claimed}`)
-        .returning()
-        .prepare(`journal_insert_claiming_${claim.name}`);
+      statement = this.prepareInsertClaimed(claim);
       this.claimedInserts.set(claim.name, statement);
     }
     const [row] = await statement.execute({ ...entryValues(entry, leaseMs), now: new Date() });
     return row;
+  }
+
+  private prepareInsertClaimed(claim: ClaimStatement) {
+    const claimed = claim.build(this.db);
+    // A select list gives PostgreSQL no column to infer a parameter's type from: each is cast to its column's.
+    const columns = Object.entries(getTableColumns(ledgerEntries)).map(([key, column]) => {
+      const given = (ENTRY_PLACEHOLDERS as Record<string, SQL | Placeholder>)[key];
+      if (given) return sql`(${given})::${sql.raw(column.getSQLType())}`;
+      if (column.default === undefined) return sql`null`;
+      return is(column.default, SQL) ? column.default : sql`${sql.param(column.default, column)}::${sql.raw(column.getSQLType())}`;
+    });
+    return this.db
+      .with(claimed)
+      .insert(ledgerEntries)
+      .select(sql`select ${sql.join(columns, sql`, `)} from ${claimed}`)
+      .returning()
+      .prepare(`journal_insert_claiming_${claim.name}`);
   }
 
   async findEntry(id: string): Promise<EntryRow | undefined> {

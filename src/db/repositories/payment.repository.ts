@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
 import type { Database, Executor } from '../client';
 import { payments } from '../schema';
@@ -29,10 +29,7 @@ export class PaymentRepository {
     const reference = eq(payments.reference, sql.placeholder('reference'));
     this.byReference = db.select().from(payments).where(reference).prepare('payments_find');
     const now = placeholderValue('now');
-    this.paid = db
-      .update(payments)
-      .set({ status: TRANSITIONS.paid.to, providerPayload: sql`${sql.placeholder('payload')}::jsonb`, paidAt: now, nextCheckAt: now, updatedAt: now })
-      .where(and(reference, movableFrom(TRANSITIONS.paid.from)))
+    this.paid = moveUpdate(db, 'paid', sql.placeholder('reference'), { providerPayload: sql`${sql.placeholder('payload')}::jsonb`, paidAt: now, nextCheckAt: now, updatedAt: now })
       .returning()
       .prepare('payments_record_paid');
     this.settlesNoDebt = db
@@ -144,13 +141,21 @@ export class PaymentRepository {
 /** The ledger applied these payments' mints. */
 /** Makes `move` if the payment is in one of its `from` states (one conditional statement); undefined if another caller got there first. */
 async function movePayment(executor: Executor, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
-  const { from, to } = TRANSITIONS[move];
-  const [row] = await executor
-    .update(payments)
-    .set({ ...fields, status: to, updatedAt: new Date() })
-    .where(and(eq(payments.reference, reference), movableFrom(from)))
-    .returning();
+  const [row] = await moveUpdate(executor, move, reference, { ...fields, updatedAt: new Date() }).returning();
   return row;
+}
+
+/**
+ * The update that makes `move` (its `from` states, its `to` status): every move is this one shape,
+ * whether run at once with values (movePayment) or prepared with placeholders (verify-payment's
+ * `paid`, the mint's claim in its entry's statement).
+ */
+function moveUpdate(executor: Executor, move: TransitionName, reference: string | SQL | Placeholder, set: Record<string, unknown>) {
+  const { from, to } = TRANSITIONS[move];
+  return executor
+    .update(payments)
+    .set({ ...set, status: to })
+    .where(and(eq(payments.reference, reference), movableFrom(from)));
 }
 
 /**
@@ -158,8 +163,13 @@ async function movePayment(executor: Executor, reference: string, move: Transiti
  * commits the mint's journal entry (src/ledger/entry-commit.ts). False when another caller did first.
  */
 export async function paymentMintStarted(tx: Executor, mint: { reference: string; stroops: bigint; to: string }): Promise<boolean> {
-  const row = await movePayment(tx, mint.reference, 'mintStarted', { tokensStroops: mint.stroops, destinationPublicKey: mint.to, nextCheckAt: null });
-  return row !== undefined;
+  const moved = await moveUpdate(tx, 'mintStarted', mint.reference, { ...mintStartedFields(mint.stroops, mint.to), updatedAt: new Date() }).returning({ reference: payments.reference });
+  return moved.length > 0;
+}
+
+/** What consuming a reference for its mint writes besides the status: one definition for both claims below. */
+function mintStartedFields(stroops: bigint | SQL, to: string | SQL): Record<string, unknown> {
+  return { tokensStroops: stroops, destinationPublicKey: to, nextCheckAt: null };
 }
 
 /**
@@ -170,17 +180,9 @@ export const paymentMintStartedStatement: ClaimStatement = {
   name: 'payment',
   build: (db) =>
     db.$with('claimed').as(
-      db
-        .update(payments)
-        .set({
-          status: TRANSITIONS.mintStarted.to,
-          tokensStroops: placeholderValue('amountStroops'),
-          destinationPublicKey: placeholderValue('toPublicKey'),
-          nextCheckAt: null,
-          updatedAt: placeholderValue('now'),
-        })
-        .where(and(eq(payments.reference, sql.placeholder('paymentReference')), movableFrom(TRANSITIONS.mintStarted.from)))
-        .returning({ reference: payments.reference }),
+      moveUpdate(db, 'mintStarted', sql.placeholder('paymentReference'), { ...mintStartedFields(placeholderValue('amountStroops'), placeholderValue('toPublicKey')), updatedAt: placeholderValue('now') }).returning({
+        reference: payments.reference,
+      }),
     ),
 };
 
