@@ -74,11 +74,19 @@ export class RpcClient implements LedgerApi {
     }
     if (sent.status !== 'PENDING' && sent.status !== 'DUPLICATE') return unclear(`sendTransaction answered ${sent.status}`);
     this.closes.observe(sent.latestLedger);
-    // Asked at once (an instant ledger, or a DUPLICATE already applied), then once after each close
-    // the watch sees: an instance behind the others (NOT_FOUND at an older ledger) is asked again
-    // after the next close, never in a loop.
+    // Asked once after each close the watch sees: an instance behind the others (NOT_FOUND at an
+    // older ledger) is asked again after the next close, never in a loop. The first ask is at once
+    // on an instant ledger (its close came with the answer) and for a DUPLICATE (it may be applied
+    // already); a PENDING envelope on a ledger that keeps a pace cannot be in a ledger before the
+    // next close, so asking at once would only cost both sides a call (issue 37).
+    let waitFor = sent.status === 'PENDING' && this.closes.intervalMs !== undefined ? sent.latestLedger : undefined;
     let askedAfter = 0;
     while (Date.now() < deadline) {
+      if (waitFor !== undefined) {
+        const tip = await this.closes.closedAfter(waitFor, deadline);
+        if (tip === undefined) break;
+        askedAfter = tip;
+      }
       const answer = await this.server.getTransaction(hash).catch(() => undefined);
       // FAILED: in its ledger with tx_failed, refused with its codes as Horizon answers it
       if (answer?.status === 'FAILED') return { kind: 'refused', error: rejectionOf(answer.resultXdr, feeBump) };
@@ -88,9 +96,7 @@ export class RpcClient implements LedgerApi {
       }
       const reported = answer?.status === 'NOT_FOUND' ? answer.latestLedger : 0;
       this.closes.observe(reported);
-      const tip = await this.closes.closedAfter(Math.max(reported, askedAfter), deadline);
-      if (tip === undefined) break;
-      askedAfter = tip;
+      waitFor = Math.max(reported, askedAfter);
     }
     return unclear('not in a ledger by the submit deadline');
   }

@@ -102,3 +102,36 @@ it('starts an envelope from the tip an account read just reported, once the pace
   expect(both.map((a) => a?.id)).toEqual([sender.publicKey(), receiver]);
   expect(entryReads).toBe(1);
 });
+
+it('once the pace is known, asks about a PENDING envelope only after a close: never at the ledger it was queued at', async () => {
+  const client = new RpcClient({ rpcUrl: ledger.rpcUrl, networkPassphrase: SANDBOX_NETWORK_PASSPHRASE, readTimeoutMs: PATIENCE_MS, submitTimeoutMs: PATIENCE_MS });
+  const [sender, receiver] = [await funded(), (await funded()).publicKey()];
+  // Payments one after another until the client's close watch knows the pace.
+  for (let i = 0; i < 4; i++) expect(await client.submit(await payment(client, sender, receiver))).toMatchObject({ kind: 'applied' });
+
+  // Pass-through observers: the ledger each envelope was queued at, and the ledger of each answer about it.
+  const queuedAt = new Map<string, number>();
+  const askedAt: { hash: string; latestLedger: number; status: string }[] = [];
+  const sendTransaction = client.server.sendTransaction.bind(client.server);
+  client.server.sendTransaction = async (tx) => {
+    const sent = await sendTransaction(tx);
+    queuedAt.set(sent.hash, sent.latestLedger);
+    return sent;
+  };
+  const getTransaction = client.server.getTransaction.bind(client.server);
+  client.server.getTransaction = async (hash: string) => {
+    const answer = await getTransaction(hash);
+    askedAt.push({ hash, latestLedger: answer.latestLedger, status: answer.status });
+    return answer;
+  };
+
+  const senders = await Promise.all(Array.from({ length: 5 }, funded));
+  const txs = await Promise.all(senders.map((s) => payment(client, s, receiver)));
+  const answers = await Promise.all(txs.map((tx) => client.submit(tx)));
+  for (const answer of answers) expect(answer).toMatchObject({ kind: 'applied' });
+
+  expect(queuedAt.size).toBe(txs.length);
+  expect(new Set(askedAt.map((a) => a.hash))).toEqual(new Set(queuedAt.keys()));
+  // Each question came after a ledger closed past the one its envelope was queued at.
+  for (const asked of askedAt) expect(asked.latestLedger).toBeGreaterThan(queuedAt.get(asked.hash)!);
+});
