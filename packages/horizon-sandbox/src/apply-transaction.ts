@@ -9,6 +9,7 @@ import type { OperationOutcome, TransactionResultModel } from './result-xdr';
 import { SignatureChecker } from './signature-checker';
 import { checkFeeBump } from './validate-fee-bump';
 import { validateTransaction, type ValidationContext } from './validate-transaction';
+import { envelopeHash } from './envelope-hash';
 
 export type Envelope = Transaction | FeeBumpTransaction;
 
@@ -37,7 +38,7 @@ export interface TransactionOutcome {
 /** stellar-core's checkValid for either kind of envelope: the result it would be refused with, if any. */
 export function checkEnvelope(envelope: Envelope, context: ValidationContext): TransactionResultModel | undefined {
   if (envelope instanceof FeeBumpTransaction) return checkFeeBump(envelope, context);
-  return validateTransaction(envelope, new SignatureChecker(envelope.hash(), envelope.signatures), context, true);
+  return validateTransaction(envelope, new SignatureChecker(envelopeHash(envelope), envelope.signatures), context, true);
 }
 
 /**
@@ -93,7 +94,7 @@ function processFeeBump(state: LedgerState, feeBump: FeeBumpTransaction, positio
       feeCharged,
       feeBump: {
         code: successful ? 'tx_fee_bump_inner_success' : 'tx_fee_bump_inner_failed',
-        innerHash: inner.hash(),
+        innerHash: envelopeHash(inner),
         // Before protocol 25 core reports, as the inner result's fee, what the inner transaction would
         // have been charged on its own at this ledger's price; the outer fee source paid it all the same.
         inner: { ...applied, feeCharged: chargedFee(feeBidOf(inner), fees.chargedPerOperation) },

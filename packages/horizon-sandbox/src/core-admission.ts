@@ -9,6 +9,7 @@ import type { SubmissionResult } from './sandbox-ledger';
 import { resultXdr } from './transaction-record';
 import type { QueuedTransaction } from './transaction-queue';
 import { feeToCharge } from './validate-transaction';
+import { envelopeHashHex } from './envelope-hash';
 
 /**
  * stellar-core's answer to a submission, given at once, before any ledger closes: what RPC's
@@ -36,7 +37,7 @@ export function refusedAtAdmission(
   envelope: Envelope,
   nowMs: number,
 ): Acceptance | undefined {
-  const hash = envelope.hash().toString('hex');
+  const hash = envelopeHashHex(envelope);
   const known = state.history.transaction(hash);
   if (known?.hash === hash) return refusal(badSequence(known));
   if (waiting.some((entry) => entry.hash === hash || entry.innerHash === hash)) return { status: 'DUPLICATE' };

@@ -4,6 +4,7 @@ import type { ResultCodes, StoredTransaction } from './ledger-history';
 import { resultCodes, type TransactionResultModel } from './result-xdr';
 import { resultXdr } from './transaction-record';
 import { feeToCharge } from './validate-transaction';
+import { envelopeHash } from './envelope-hash';
 
 /**
  * tx_bad_seq as core words it: for a fee bump (`innerHash` given), the inner transaction's
@@ -24,7 +25,7 @@ export function badSequence(record: StoredTransaction): TransactionResultModel {
 export function sequenceTaken(envelope: Envelope): TransactionResultModel {
   if (!(envelope instanceof FeeBumpTransaction)) return badSequenceResult(feeToCharge(envelope.operations.length));
   // a fee bump is charged for one operation more than its inner transaction carries
-  return badSequenceResult(feeToCharge(envelope.innerTransaction.operations.length + 1), envelope.innerTransaction.hash());
+  return badSequenceResult(feeToCharge(envelope.innerTransaction.operations.length + 1), envelopeHash(envelope.innerTransaction));
 }
 
 /** A refusal as Horizon's 400 carries it: the TransactionResult XDR and its result codes. */

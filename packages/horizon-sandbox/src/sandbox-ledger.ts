@@ -12,6 +12,7 @@ import {
 import { resultCodes, type TransactionResultModel } from './result-xdr';
 import { buildPaymentRecords, buildTransactionRecord, envelopeXdr, resultXdr } from './transaction-record';
 import { planTransactionSet, type Candidate } from './transaction-set';
+import { envelopeHashHex } from './envelope-hash';
 
 const INTERNAL_ERROR: SubmissionResult = {
   status: 'rejected',
@@ -82,7 +83,7 @@ export class SandboxLedger {
 
     const apply = (submission: Submission, fees: LedgerFees): SubmissionResult => {
       const envelope = typeof submission === 'function' ? submission(state) : submission;
-      const hash = envelope.hash().toString('hex');
+      const hash = envelopeHashHex(envelope);
       // Horizon answers a resubmitted transaction with the result it already has
       const known = state.history.transaction(hash) ?? inThisLedger.get(hash);
       if (known) return { status: 'included', record: known, resubmitted: true };
@@ -159,7 +160,7 @@ export class SandboxLedger {
     const candidates: Candidate[] = [];
     pending.forEach((entry, index) => {
       const envelope = typeof entry.submission === 'function' ? undefined : entry.submission;
-      if (envelope && this.state.history.transaction(envelope.hash().toString('hex'))) return;
+      if (envelope && this.state.history.transaction(envelopeHashHex(envelope))) return;
       competing.push(index);
       candidates.push({ envelope, bid: entry.bid, operations: entry.operations, chain: entry.chain });
     });

@@ -7,6 +7,7 @@ import type { TransactionResultModel } from './result-xdr';
 import { rejection, type PendingSubmission, type Submission, type SubmissionResult } from './sandbox-ledger';
 import { checkFeeBumpFee } from './validate-fee-bump';
 import { bidsTooLittle, feeToCharge } from './validate-transaction';
+import { envelopeHashHex } from './envelope-hash';
 
 export interface Waiter {
   resolve: (result: SubmissionResult) => void;
@@ -146,8 +147,8 @@ export class TransactionQueue {
     const inner = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
     return {
       ...pending,
-      hash: envelope?.hash().toString('hex'),
-      innerHash: envelope instanceof FeeBumpTransaction ? envelope.innerTransaction.hash().toString('hex') : undefined,
+      hash: envelope ? envelopeHashHex(envelope) : undefined,
+      innerHash: envelope instanceof FeeBumpTransaction ? envelopeHashHex(envelope.innerTransaction) : undefined,
       slot: inner ? `${baseAccountId(inner.source)}:${inner.sequence}` : undefined,
       isFeeBump: envelope instanceof FeeBumpTransaction,
       arrival: ++this.arrivals,

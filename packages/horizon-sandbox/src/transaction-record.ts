@@ -4,6 +4,7 @@ import { formatAmount, parseAmount } from './amounts';
 import type { Envelope, LedgerPosition, TransactionOutcome } from './apply-transaction';
 import type { AssetRef, StoredPayment, StoredTransaction, TransactionPreconditions } from './ledger-history';
 import { resultCodes, transactionResultXdr, type TransactionResultModel } from './result-xdr';
+import { envelopeHashHex } from './envelope-hash';
 
 /** Horizon's TOID: ledger, application order and operation index packed into one sortable int64. */
 export function toid(ledger: number, transactionOrder: number, operationIndex: number): string {
@@ -45,7 +46,7 @@ export function buildTransactionRecord(
   const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
   const signatures = (of: Envelope) => of.signatures.map((signature) => signature.signature().toString('base64'));
   const record: StoredTransaction = {
-    hash: envelope.hash().toString('hex'),
+    hash: envelopeHashHex(envelope),
     pagingToken: toid(placement.ledgerSequence, placement.applicationOrder, 0),
     ledger: placement.ledgerSequence,
     createdAt: placement.closeTime,
@@ -68,7 +69,7 @@ export function buildTransactionRecord(
   if (preconditions) record.preconditions = preconditions;
   if (envelope instanceof FeeBumpTransaction) {
     record.feeBump = { hash: record.hash, signatures: record.signatures };
-    record.inner = { hash: tx.hash().toString('hex'), signatures: signatures(tx), maxFee: tx.fee };
+    record.inner = { hash: envelopeHashHex(tx), signatures: signatures(tx), maxFee: tx.fee };
   }
   return record;
 }
@@ -111,7 +112,7 @@ function muxedIdOf(destination: string): { toMuxedId?: string } {
 /** The create_account, payment and account_merge operations of a successful transaction, as /payments lists them. */
 export function buildPaymentRecords(envelope: Envelope, placement: Placement): StoredPayment[] {
   const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
-  const transactionHash = envelope.hash().toString('hex');
+  const transactionHash = envelopeHashHex(envelope);
   const payments: StoredPayment[] = [];
   tx.operations.forEach((op, index) => {
     const base = {

@@ -4,6 +4,7 @@ import { spendableNative } from './ledger-rules';
 import type { InnerResult, TransactionResultModel } from './result-xdr';
 import { SignatureChecker } from './signature-checker';
 import { feeToCharge, validateTransaction, type ValidationContext } from './validate-transaction';
+import { envelopeHash } from './envelope-hash';
 
 /**
  * stellar-core's FeeBumpTransactionFrame::checkValid (CAP-15), in its order: the outer fee, the fee
@@ -20,13 +21,13 @@ export function checkFeeBump(feeBump: FeeBumpTransaction, context: ValidationCon
   if (feeProblem) return feeProblem;
   const feeSource = context.accounts.get(baseAccountId(feeBump.feeSource));
   if (!feeSource) return outer('tx_no_source_account');
-  const outerChecker = new SignatureChecker(feeBump.hash(), feeBump.signatures);
+  const outerChecker = new SignatureChecker(envelopeHash(feeBump), feeBump.signatures);
   if (!outerChecker.checkAccount(feeSource, 'low')) return outer('tx_bad_auth');
   // the whole outer fee, not what a surge price would charge, must be affordable above the reserve
   if (spendableNative(feeSource) < BigInt(feeBump.fee)) return outer('tx_insufficient_balance');
   if (!outerChecker.allUsed()) return outer('tx_bad_auth_extra');
 
-  const innerHash = inner.hash();
+  const innerHash = envelopeHash(inner);
   const invalidInner = validateTransaction(inner, new SignatureChecker(innerHash, inner.signatures), context, false);
   if (!invalidInner) return undefined;
   return {

@@ -7,6 +7,7 @@ import { LedgerClosedError } from '../../ledger-clock';
 import type { RpcDependencies, Exchange } from '../context';
 import { INTERNAL_ERROR, RpcError, invalidParams } from '../json-rpc';
 import { parseParams, xdrFormat } from '../params';
+import { envelopeHashHex } from '../../envelope-hash';
 
 const schema = z.object({ transaction: z.string({ error: 'required, a base64 TransactionEnvelope' }), xdrFormat });
 
@@ -30,7 +31,7 @@ export function sendTransaction(params: unknown, dependencies: RpcDependencies, 
   const { latest } = readSides.view();
   const answer = (acceptance: Acceptance) => ({
     status: acceptance.status,
-    hash: envelope.hash().toString('hex'),
+    hash: envelopeHashHex(envelope),
     latestLedger: latest.sequence,
     latestLedgerCloseTime: String(latest.closedAt),
     ...(acceptance.status === 'ERROR' ? { errorResultXdr: acceptance.errorResultXdr } : {}),
