@@ -4,6 +4,7 @@ import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
 import { LedgerCloseWatch } from './ledger-close-watch';
 import { LedgerUnavailableError } from './ledger-errors';
+import { jsonRpcHttp } from './json-rpc-http';
 import { answerWithin, failureReason, neverConnected, unavailable } from './ledger-failures';
 import { rejectionOf } from './result-codes';
 
@@ -12,7 +13,7 @@ export interface RpcClientOptions {
   networkPassphrase: string;
   /** How long a submission and the wait for its outcome may take before it is treated as unknown. */
   submitTimeoutMs?: number;
-  /** How long a read may take before the ledger counts as unavailable. Default 10000. */
+  /** How long one call may wait for its answer (a read, or a submission's send) before it fails: the ledger is unavailable, a send unclear. Default 10000. */
   readTimeoutMs?: number;
 }
 
@@ -39,7 +40,9 @@ export class RpcClient implements LedgerApi {
   private readonly closes: LedgerCloseWatch;
 
   constructor(options: RpcClientOptions) {
-    this.server = new rpc.Server(options.rpcUrl, { allowHttp: options.rpcUrl.startsWith('http://'), timeout: options.readTimeoutMs ?? 10_000 });
+    this.server = new rpc.Server(options.rpcUrl, { allowHttp: options.rpcUrl.startsWith('http://') });
+    // Its calls over a lean keep-alive POST that also keeps the read deadline (json-rpc-http.ts says why).
+    Object.assign(this.server, { httpClient: jsonRpcHttp(options.readTimeoutMs ?? 10_000) });
     this.networkPassphrase = options.networkPassphrase;
     this.submitTimeoutMs = options.submitTimeoutMs ?? 30_000;
     this.closes = new LedgerCloseWatch({ readTip: async () => (await this.server.getHealth()).latestLedger });

@@ -1,7 +1,8 @@
-import { Asset, Keypair, Networks } from '@stellar/stellar-sdk';
+import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
+import { eventually } from '../helpers/eventually';
 import { PATIENCE_MS } from '../helpers/patience';
 
 /**
@@ -56,6 +57,24 @@ describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => 
     const client = await clientOf(jsonRpc({ result: { entries: [{ key: 'AAAA', xdr: 'not xdr' }], latestLedger: 5, status: 'unhealthy' } }));
     await unavailable(client.loadAccount(account, asset));
     await unavailable(client.health());
+  });
+
+  it('a provider that accepts every call and never answers: each read ends at its deadline, and the call is closed', async () => {
+    rpc = await startFakeServer(() => undefined);
+    // The deadline under test; the suite's patience bounds the test, never this figure.
+    const client = new RpcClient({ rpcUrl: rpc.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: 300 });
+    await unavailable(client.loadAccount(account, asset), /ETIMEDOUT/);
+    await unavailable(client.health(), /ETIMEDOUT/);
+    // A submission's send unanswered is unclear (its bytes left), never "not sent".
+    const source = Keypair.random();
+    const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+      .addOperation(Operation.payment({ destination: account, asset, amount: '1' }))
+      .setTimeout(30)
+      .build();
+    tx.sign(source);
+    await expect(client.submit(tx)).resolves.toEqual({ kind: 'unclear', reason: expect.stringMatching(/sendTransaction failed: ETIMEDOUT/) });
+    const closed = await eventually(async () => (rpc!.requests.every((r) => r.fate !== 'open') ? rpc!.requests : undefined), 'the client to close every call it sent');
+    expect(closed.map((r) => r.fate)).toEqual(['abandoned', 'abandoned', 'abandoned']);
   });
 
   it('a 502 HTML page from a proxy', async () => {
