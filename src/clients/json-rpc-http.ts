@@ -28,6 +28,9 @@ export class JsonRpcHttpError extends Error {
  * never answered held the call, and the close watch behind every submission, for ever. Here every
  * call ends within `timeoutMs`.
  *
+ * Unlike axios it does not read HTTP_PROXY / HTTPS_PROXY: the RPC provider is reached directly
+ * (README, "The ledger API").
+ *
  * Failures keep the shapes ledger-failures.ts reads: a socket error with its own `code`
  * (ECONNREFUSED: no byte left this process), a non-2xx answer with `response.status` and
  * `response.data`, no answer in time as ETIMEDOUT.
@@ -39,7 +42,7 @@ export function jsonRpcHttp(timeoutMs: number): JsonRpcHttp {
       new Promise((resolve, reject) => {
         const target = new URL(url);
         const transport = target.protocol === 'https:' ? https : http;
-        const payload = Buffer.from(JSON.stringify(body));
+        const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
         const req = transport.request(
           target,
           {
