@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../src/db/client';
 import { JournalRepository, type NewEntry, type NewEnvelope } from '../../src/db/repositories/journal.repository';
-import type { IdempotencyClaim } from '../../src/db/repositories/idempotency.repository';
+import { idempotencyKeyBound, type IdempotencyClaim } from '../../src/db/repositories/idempotency.repository';
 import { commitEntry, type Committed as CommitResult } from '../../src/ledger/entry-commit';
 import { standardKinds } from '../../src/ledger/kinds/registry';
 import { PaymentRepository } from '../../src/db/repositories/payment.repository';
@@ -12,6 +12,8 @@ import { approvals, idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReve
 import { resetDatabase } from '../helpers/database';
 import { testDatabase } from '../helpers/test-app';
 import { testDatabaseUrl } from '../helpers/database';
+import { eventually } from '../helpers/eventually';
+import { queryRows } from '../helpers/database-state';
 import { openDatabase } from '../../src/db/client';
 
 // commitEntry takes an entry's claims (a request's key, its kind's claim: a payment reference, a
@@ -57,6 +59,15 @@ async function paidPayment(): Promise<{ reference: string; userId: string }> {
   return { reference, userId };
 }
 
+/** Backends of this database waiting for a row or transaction lock. */
+async function lockWaiters(): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    await testDatabase(),
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and wait_event in ('transactionid', 'tuple')`,
+  );
+  return row?.n ?? 0;
+}
+
 async function entries(): Promise<(typeof ledgerEntries.$inferSelect)[]> {
   return db.select().from(ledgerEntries);
 }
@@ -71,6 +82,38 @@ describe('commitEntry: one entry per claim, whoever races', () => {
     expect(lost).toMatchObject({ reason: 'key_taken', key: { entryId: won.entry.id, requestHash: 'h1' } });
     expect((await entries()).map((e) => e.id)).toEqual([won.entry.id]);
     expect((await db.select().from(idempotencyKeys)).map((k) => k.entryId)).toEqual([won.entry.id]);
+  });
+
+  it('holds the key it lost to until its transaction ends: dropping that entry (its key goes with it) waits, so the loser never commits without a key', async () => {
+    const key = { callerId: crypto.randomUUID(), route: 'ledger.transfer', key: 'dropped-meanwhile', requestHash: 'h1' };
+    const first = await commit(entry('transfer'), key);
+    if (!first.committed) throw new Error('the first commit must win');
+
+    // A retry with the same key, stopped right after it learned the key is taken: the first
+    // request's entry is dropped unsent meanwhile (JournalRepository.abandon, on another connection).
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let learned!: (taken: unknown) => void;
+    const learnedTaken = new Promise<unknown>((resolve) => (learned = resolve));
+    const retry = db.transaction(async (tx) => {
+      learned(await idempotencyKeyBound(tx, key, crypto.randomUUID()));
+      await held;
+    });
+    let dropSettled = false;
+    let drop: Promise<boolean> | undefined;
+    try {
+      expect(await learnedTaken).toMatchObject({ entryId: first.entry.id });
+      drop = db.transaction((tx) => journal.abandon(tx, first.entry.id)).finally(() => (dropSettled = true));
+      // The drop waits on the key's row lock, held by the retry's transaction (unlocked, it finishes at once).
+      await eventually(async () => (dropSettled || (await lockWaiters()) > 0 ? true : undefined), 'the drop to finish or to wait on the key');
+      expect(dropSettled).toBe(false);
+      expect((await db.select().from(idempotencyKeys)).map((k) => k.entryId)).toEqual([first.entry.id]);
+    } finally {
+      release();
+      await retry;
+    }
+    await expect(drop).resolves.toBe(true);
+    expect(await db.select().from(idempotencyKeys)).toEqual([]);
   });
 
   it("consumes a paid payment's reference once: the other mint is told it was claimed, and the payment names the winner's mint", async () => {

@@ -47,12 +47,24 @@ export class IdempotencyRepository {
  * Returns the key already there when another request took it first (its transaction is committed by
  * then: the insert waited for it), or undefined when the key is now the entry's. An expired key is
  * replaced. Writes nothing when the key is taken.
+ *
+ * The key it loses to is locked until this transaction ends (`DO UPDATE ... WHERE false` updates
+ * nothing but locks the row it conflicts with): an entry dropped unsent takes its key with it
+ * (JournalRepository.abandon), and a key that vanished between the conflict and the read below
+ * once made this answer "the key is yours" while writing no key, so the entry committed without
+ * it and a later retry with the same key ran again.
  */
 export async function idempotencyKeyBound(tx: Executor, claim: IdempotencyClaim, entryId: string): Promise<IdempotencyRow | undefined> {
   const where = and(eq(idempotencyKeys.callerId, claim.callerId), eq(idempotencyKeys.route, claim.route), eq(idempotencyKeys.key, claim.key));
   await tx.delete(idempotencyKeys).where(and(where, expired));
-  const inserted = await tx.insert(idempotencyKeys).values({ ...claim, entryId }).onConflictDoNothing().returning({ key: idempotencyKeys.key });
+  const inserted = await tx
+    .insert(idempotencyKeys)
+    .values({ ...claim, entryId })
+    .onConflictDoUpdate({ target: [idempotencyKeys.callerId, idempotencyKeys.route, idempotencyKeys.key], set: { entryId: sql`excluded.entry_id` }, setWhere: sql`false` })
+    .returning({ key: idempotencyKeys.key });
   if (inserted.length > 0) return undefined;
   const [existing] = await tx.select().from(idempotencyKeys).where(where);
+  // Locked above, so it is there; never answer "yours" for a key this statement did not write.
+  if (!existing) throw new Error('an Idempotency-Key conflicted and then could not be read under its lock');
   return existing;
 }
