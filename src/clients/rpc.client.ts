@@ -79,9 +79,10 @@ export class RpcClient implements LedgerApi {
     this.closes.observe(sent.latestLedger);
     // Asked once after each close the watch sees: an instance behind the others (NOT_FOUND at an
     // older ledger) is asked again after the next close, never in a loop. The first ask is at once
-    // on an instant ledger (its close came with the answer) and for a DUPLICATE (it may be applied
-    // already); a PENDING envelope on a ledger that keeps a pace cannot be in a ledger before the
-    // next close, so asking at once would only cost both sides a call (issue 37).
+    // on an instant ledger (its close came with the answer), on one whose pace the watch has not
+    // learned yet, and for a DUPLICATE (it may be applied already); a PENDING envelope on a ledger
+    // that keeps a known pace cannot be in a ledger before the next close, so asking at once would
+    // only cost both sides a call (issue 37).
     let waitFor = sent.status === 'PENDING' && this.closes.intervalMs !== undefined ? sent.latestLedger : undefined;
     let askedAfter = 0;
     while (Date.now() < deadline) {
