@@ -1,9 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 
-/** What rpc.Server asks of its HTTP client: a POST of a JSON body, answered with the parsed JSON. */
+/** What rpc.Server asks of its HTTP client: a POST of a JSON body, answered with the parsed JSON (the SDK reads `data` alone). */
 export interface JsonRpcHttp {
-  post(url: string, body: unknown): Promise<{ data: unknown; status: number; statusText: string; headers: http.IncomingHttpHeaders; config: object }>;
+  post(url: string, body: unknown): Promise<{ data: unknown; status: number }>;
 }
 
 /** A failed exchange as both ledger adapters read it (ledger-failures.ts): its socket error's `code`, or the answer's status and body. */
@@ -63,7 +63,7 @@ export function jsonRpcHttp(timeoutMs: number): JsonRpcHttp {
                 reject(new JsonRpcHttpError(`Request failed with status code ${status}`, 'ERR_BAD_RESPONSE', { status, data }));
                 return;
               }
-              resolve({ data, status, statusText: res.statusMessage ?? '', headers: res.headers, config: {} });
+              resolve({ data, status });
             });
           },
         );
