@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
+import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../client';
 import { payments } from '../schema';
 import type { ClaimStatement } from './journal.repository';
@@ -150,7 +151,7 @@ async function movePayment(executor: Executor, reference: string, move: Transiti
  * whether run at once with values (movePayment) or prepared with placeholders (verify-payment's
  * `paid`, the mint's claim in its entry's statement).
  */
-function moveUpdate(executor: Executor, move: TransitionName, reference: string | SQL | Placeholder, set: Record<string, unknown>) {
+function moveUpdate(executor: Executor, move: TransitionName, reference: string | SQL | Placeholder, set: Omit<PgUpdateSetSource<typeof payments>, 'status'>) {
   const { from, to } = TRANSITIONS[move];
   return executor
     .update(payments)
@@ -168,7 +169,7 @@ export async function paymentMintStarted(tx: Executor, mint: { reference: string
 }
 
 /** What consuming a reference for its mint writes besides the status: one definition for both claims below. */
-function mintStartedFields(stroops: bigint | SQL, to: string | SQL): Record<string, unknown> {
+function mintStartedFields(stroops: bigint | SQL, to: string | SQL): Omit<PgUpdateSetSource<typeof payments>, 'status'> {
   return { tokensStroops: stroops, destinationPublicKey: to, nextCheckAt: null };
 }
 
