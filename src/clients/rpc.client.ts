@@ -25,6 +25,28 @@ const PERCENTILES = ['p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p9
 const evidenceSchema = z.object({ latestLedger: z.number().int().positive(), oldestLedger: z.number().int().positive() });
 
 /**
+ * getTransaction's answer as it comes over the wire, only the fields the service reads: its result
+ * is decoded, its envelope only when the found hash must be read from it, and its metadata never.
+ * rpc.Server.getTransaction decodes all three, the metadata first: the metadata is the part whose
+ * XDR grows with each protocol (js-stellar-sdk#1185: after protocol 23 an SDK that did not know
+ * TransactionMeta v4 threw "Bad union switch: 4" for every applied transaction, and a confirmed
+ * write here would have waited as unclear); decoding it was also ~5% of a transfer's CPU (issue 37).
+ */
+const transactionAnswerSchema = z.discriminatedUnion('status', [
+  evidenceSchema.extend({ status: z.literal('NOT_FOUND') }),
+  evidenceSchema.extend({
+    status: z.enum(['SUCCESS', 'FAILED']),
+    ledger: z.number().int().positive(),
+    feeBump: z.boolean().optional(),
+    envelopeXdr: z.string().min(1),
+    resultXdr: z.string().min(1),
+  }),
+]);
+type WireAnswer = z.infer<typeof transactionAnswerSchema>;
+type FoundAnswer = Exclude<WireAnswer, { status: 'NOT_FOUND' }> & { result: xdr.TransactionResult };
+type TransactionAnswer = Extract<WireAnswer, { status: 'NOT_FOUND' }> | FoundAnswer;
+
+/**
  * The ledger port over Stellar RPC (JSON-RPC 2.0), through rpc.Server exactly as against a real RPC
  * provider. RPC submits asynchronously: sendTransaction only says whether core took the envelope
  * into its queue; the outcome is asked for with getTransaction just after each close
@@ -91,9 +113,9 @@ export class RpcClient implements LedgerApi {
         if (tip === undefined) break;
         askedAfter = tip;
       }
-      const answer = await this.server.getTransaction(hash).catch(() => undefined);
+      const answer = await this.transactionAnswer(hash).catch(() => undefined);
       // FAILED: in its ledger with tx_failed, refused with its codes as Horizon answers it
-      if (answer?.status === 'FAILED') return { kind: 'refused', error: rejectionOf(answer.resultXdr, feeBump) };
+      if (answer?.status === 'FAILED') return { kind: 'refused', error: rejectionOf(answer.result, feeBump) };
       if (answer?.status === 'SUCCESS') {
         // Asked by this envelope's own hash, the envelope found is this one, unless this plain
         // envelope applied inside someone's fee bump (which RPC also finds by the inner hash): only
@@ -114,28 +136,36 @@ export class RpcClient implements LedgerApi {
    * inner hash as well; `hash` of the found transaction is then the fee bump's own.
    */
   async lookupTransaction(hash: string): Promise<TransactionLookup> {
-    let answer: rpc.Api.GetTransactionResponse;
+    return this.call(async () => {
+      const answer = await this.transactionAnswer(hash);
+      if (answer.status === 'NOT_FOUND') return { kind: 'absent', latestLedger: answer.latestLedger, oldestLedger: answer.oldestLedger };
+      return { kind: 'found', transaction: this.foundOf(answer) };
+    });
+  }
+
+  /** One getTransaction, checked, its result decoded (transactionAnswerSchema says why not rpc.Server's parse). */
+  private async transactionAnswer(hash: string): Promise<TransactionAnswer> {
+    const checked = transactionAnswerSchema.safeParse(await this.server._getTransaction(hash));
+    if (!checked.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction');
+    const answer = checked.data;
+    if (answer.status === 'NOT_FOUND') return answer;
     try {
-      answer = await this.server.getTransaction(hash);
-    } catch (err) {
-      throw unavailable(err);
+      return { ...answer, result: xdr.TransactionResult.fromXDR(answer.resultXdr, 'base64') };
+    } catch {
+      throw new LedgerUnavailableError('Ledger answered a transaction result that does not decode');
     }
-    const evidence = evidenceSchema.safeParse(answer);
-    if (!evidence.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction');
-    if (answer.status === 'NOT_FOUND') return { kind: 'absent', ...evidence.data };
-    return { kind: 'found', transaction: this.foundOf(answer) };
   }
 
   /**
    * A transaction in a ledger; `hash` is the envelope's own (a fee bump's, when it was one), read
    * from the envelope found unless the caller already knows it (`knownHash`).
    */
-  private foundOf(answer: rpc.Api.GetSuccessfulTransactionResponse | rpc.Api.GetFailedTransactionResponse, knownHash?: string): FoundTransaction {
+  private foundOf(answer: FoundAnswer, knownHash?: string): FoundTransaction {
     return {
       hash: knownHash ?? TransactionBuilder.fromXDR(answer.envelopeXdr, this.networkPassphrase).hash().toString('hex'),
       successful: answer.status === 'SUCCESS',
       ledger: answer.ledger,
-      feeCharged: answer.resultXdr.feeCharged().toBigInt(),
+      feeCharged: answer.result.feeCharged().toBigInt(),
     };
   }
 

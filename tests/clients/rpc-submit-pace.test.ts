@@ -38,9 +38,9 @@ it('asks getTransaction at most twice per submission, and every one is applied',
   const senders = await Promise.all(Array.from({ length: 10 }, funded));
   const receiver = (await funded()).publicKey();
   // Pass-through observer: counts the questions, answers as the sandbox does.
-  const getTransaction = client.server.getTransaction.bind(client.server);
+  const getTransaction = client.server._getTransaction.bind(client.server);
   let asked = 0;
-  client.server.getTransaction = (hash: string) => {
+  client.server._getTransaction = (hash: string) => {
     asked++;
     return getTransaction(hash);
   };
@@ -118,8 +118,8 @@ it('once the pace is known, asks about a PENDING envelope only after a close: ne
     queuedAt.set(sent.hash, sent.latestLedger);
     return sent;
   };
-  const getTransaction = client.server.getTransaction.bind(client.server);
-  client.server.getTransaction = async (hash: string) => {
+  const getTransaction = client.server._getTransaction.bind(client.server);
+  client.server._getTransaction = async (hash: string) => {
     const answer = await getTransaction(hash);
     askedAt.push({ hash, latestLedger: answer.latestLedger, status: answer.status });
     return answer;
