@@ -1,4 +1,4 @@
-import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder } from '@stellar/stellar-sdk';
+import { Account, Asset, Keypair, Networks, Operation, TransactionBuilder, xdr } from '@stellar/stellar-sdk';
 import { LedgerUnavailableError } from '../../src/clients/ledger-errors';
 import { RpcClient } from '../../src/clients/rpc.client';
 import { answer, startFakeServer, type Behaviour, type FakeServer } from '../helpers/fake-server';
@@ -29,6 +29,17 @@ describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => 
 
   afterEach(() => rpc?.close());
 
+  /** A payment signed by a new key: its bytes and hash, never applied anywhere. */
+  const signedPayment = () => {
+    const source = Keypair.random();
+    const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
+      .addOperation(Operation.payment({ destination: account, asset, amount: '1' }))
+      .setTimeout(30)
+      .build();
+    tx.sign(source);
+    return tx;
+  };
+
   const unavailable = async (read: Promise<unknown>, message?: RegExp) => {
     const error = await read.then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerUnavailableError);
@@ -53,6 +64,23 @@ describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => 
     await expect(client.lookupTransaction(hash)).resolves.toEqual({ kind: 'absent', latestLedger: 900, oldestLedger: 100 });
   });
 
+  it('a found transaction whose result does not decode, or that has none, is no verdict', async () => {
+    const found = { status: 'SUCCESS', latestLedger: 900, oldestLedger: 100, ledger: 850, envelopeXdr: 'AAAA' };
+    const client = await clientOf(jsonRpc({ result: { ...found, resultXdr: 'bm90IGEgcmVzdWx0' } }));
+    await unavailable(client.lookupTransaction(hash), /does not decode/);
+    // A new client: behave() drops the kept-alive connection the first one would reuse.
+    await rpc!.behave(jsonRpc({ result: found }));
+    const again = new RpcClient({ rpcUrl: rpc!.url, networkPassphrase: Networks.TESTNET, readTimeoutMs: PATIENCE_MS });
+    await unavailable(again.lookupTransaction(hash), /unreadable transaction/);
+  });
+
+  it('a found transaction is told without the window a NOT_FOUND needs, and its metadata is never read', async () => {
+    const tx = signedPayment();
+    const result = new xdr.TransactionResult({ feeCharged: xdr.Int64.fromString('300'), result: xdr.TransactionResultResult.txSuccess([]), ext: new xdr.TransactionResultExt(0) });
+    const client = await clientOf(jsonRpc({ result: { status: 'SUCCESS', ledger: 850, envelopeXdr: tx.toEnvelope().toXDR('base64'), resultXdr: result.toXDR('base64'), resultMetaXdr: 'not xdr' } }));
+    await expect(client.lookupTransaction(hash)).resolves.toEqual({ kind: 'found', transaction: { hash: tx.hash().toString('hex'), successful: true, ledger: 850, feeCharged: 300n } });
+  });
+
   it('ledger entries the SDK cannot parse, and an unhealthy instance', async () => {
     const client = await clientOf(jsonRpc({ result: { entries: [{ key: 'AAAA', xdr: 'not xdr' }], latestLedger: 5, status: 'unhealthy' } }));
     await unavailable(client.loadAccount(account, asset));
@@ -66,12 +94,7 @@ describe('the RPC adapter reads an unexpected RPC answer as unavailable', () => 
     await unavailable(client.loadAccount(account, asset), /ETIMEDOUT/);
     await unavailable(client.health(), /ETIMEDOUT/);
     // A submission's send unanswered is unclear (its bytes left), never "not sent".
-    const source = Keypair.random();
-    const tx = new TransactionBuilder(new Account(source.publicKey(), '1'), { fee: '100', networkPassphrase: Networks.TESTNET })
-      .addOperation(Operation.payment({ destination: account, asset, amount: '1' }))
-      .setTimeout(30)
-      .build();
-    tx.sign(source);
+    const tx = signedPayment();
     await expect(client.submit(tx)).resolves.toEqual({ kind: 'unclear', reason: expect.stringMatching(/sendTransaction failed: ETIMEDOUT/) });
     const closed = await eventually(async () => (rpc!.requests.every((r) => r.fate !== 'open') ? rpc!.requests : undefined), 'the client to close every call it sent');
     expect(closed.map((r) => r.fate)).toEqual(['abandoned', 'abandoned', 'abandoned']);
