@@ -1,4 +1,5 @@
 import type { Asset, FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+import type { NextClose } from './ledger-close-watch';
 import type { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 
 // The service's one port to the Stellar network. Two adapters implement it: Stellar RPC
@@ -118,6 +119,12 @@ export interface LedgerApi {
    * keeps no such index (its CAP-67 events depend on a Core setting providers may not turn on).
    */
   tokenPaymentsOf?(publicKey: string, asset: Asset): Promise<LedgerPayment[]>;
+  /**
+   * When the next ledger close is due, if the client is watching the ledger's pace (RPC, while
+   * submissions wait for closes); undefined otherwise, and always on instant ledgers. Only what a
+   * submitter does before sending depends on it (account-submitter.ts), never an outcome.
+   */
+  nextClose?(): NextClose | undefined;
 }
 
 /** The balance line of an asset (XLM when `asset` is native or undefined), or undefined when the account has none. */

@@ -30,6 +30,17 @@ const MIN_STEP_MS = 20;
 const MAX_STEP_MS = 250;
 /** Intervals remembered for the estimate. */
 const SAMPLES = 16;
+/**
+ * A prediction from a close older than this many intervals is not given (nextClose): Stellar's
+ * closes drift, and only a grid measured from a recent close says which side of a close "now" is.
+ */
+const FRESH_INTERVALS = 3;
+
+/** The ledger's next close as the watch predicts it (epoch ms), with the interval it predicts by. */
+export interface NextClose {
+  at: number;
+  intervalMs: number;
+}
 
 interface Waiter {
   after: number;
@@ -90,6 +101,21 @@ export class LedgerCloseWatch {
     const interval = this.intervalMs;
     if (interval === undefined || this.now() - this.tipSeenAt > interval / 4) return undefined;
     return this.tip;
+  }
+
+  /**
+   * When the next close is due, from a close this watch saw within the last FRESH_INTERVALS
+   * intervals; undefined while the pace is unknown (always on instant ledgers) or the watch has not
+   * read the ledger lately (it reads only while someone waits for a close). The grid is the
+   * shortest interval seen, so a prediction errs early: a close that comes late is still ahead.
+   */
+  nextClose(): NextClose | undefined {
+    const interval = this.intervalMs;
+    const last = this.lastClose;
+    if (interval === undefined || !last) return undefined;
+    const now = this.now();
+    if (now - last.at > FRESH_INTERVALS * interval) return undefined;
+    return { at: last.at + Math.max(1, Math.ceil((now - last.at) / interval)) * interval, intervalMs: interval };
   }
 
   /**

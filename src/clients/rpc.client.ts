@@ -2,7 +2,7 @@ import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, StrKey, Transactio
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
 import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
-import { LedgerCloseWatch } from './ledger-close-watch';
+import { LedgerCloseWatch, type NextClose } from './ledger-close-watch';
 import { LedgerUnavailableError } from './ledger-errors';
 import { jsonRpcHttp } from './json-rpc-http';
 import { answerWithin, failureReason, neverConnected, unavailable } from './ledger-failures';
@@ -224,6 +224,10 @@ export class RpcClient implements LedgerApi {
     if (recent !== undefined) return { sequence: recent };
     const health = await this.health();
     return { sequence: health.latestLedger };
+  }
+
+  nextClose(): NextClose | undefined {
+    return this.closes.nextClose();
   }
 
   async health(): Promise<LedgerHealth> {

@@ -2,6 +2,7 @@ import { LedgerUnavailableError } from '../clients/ledger-errors';
 import { reach } from './edge-failure';
 import { EnvelopeBuilder, type Lane } from './envelope-builder';
 import { BatchRounds, forgetSequence, type Batch, type QueuedJob } from './batch-rounds';
+import { sendPoint } from './send-point';
 import type { LedgerJob } from './kinds/entry-kind';
 import type { EntryOutcome } from './write-command';
 import type { Keypair } from '@stellar/stellar-sdk';
@@ -65,6 +66,8 @@ export class AccountSubmitter {
   private readonly rounds: BatchRounds;
   private running = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Lanes waiting for their send point (send-point.ts): each is woken early when the queue fills a transaction. */
+  private readonly gathering = new Set<() => void>();
 
   constructor(private readonly options: AccountSubmitterOptions) {
     this.publicKey = options.source.publicKey();
@@ -88,6 +91,7 @@ export class AccountSubmitter {
     const fresh = queuedJob(job);
     this.queue.push(fresh);
     this.wake();
+    if (this.gathering.size > 0 && this.nextBatch().fills) for (const go of [...this.gathering]) go();
     return fresh.outcome;
   }
 
@@ -136,6 +140,9 @@ export class AccountSubmitter {
 
   private async runLane(lane: Lane): Promise<void> {
     while (this.queue.length > 0) {
+      await this.untilSendPoint();
+      // Another lane took what was queued meanwhile.
+      if (this.queue.length === 0) break;
       const batch = this.takeBatch();
       const ran = await reach(() => this.options.withLock(`ledger-account:${lane.keypair.publicKey()}`, () => this.runBatch(lane, batch)));
       if (ran.reached) continue;
@@ -147,21 +154,51 @@ export class AccountSubmitter {
     }
   }
 
-  /** The next jobs that fit one transaction: the operation limit and the 20-signature limit. */
-  private takeBatch(): QueuedJob[] {
-    const batch: QueuedJob[] = [];
+  /**
+   * With channel accounts on a ledger whose pace the client knows, a lane whose transaction the
+   * queue does not fill waits until its send point (send-point.ts), or until the queue fills one.
+   * Only when it sends changes; what it sends, and every outcome, are as without the wait.
+   */
+  private async untilSendPoint(): Promise<void> {
+    if (!this.usesChannels) return;
+    for (;;) {
+      const until = sendPoint(Date.now(), this.options.client.nextClose?.(), this.nextBatch().fills);
+      if (until === undefined) return;
+      const filled = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => settle(false), until - Date.now());
+        const go = () => settle(true);
+        const settle = (byFill: boolean) => {
+          clearTimeout(timer);
+          this.gathering.delete(go);
+          resolve(byFill);
+        };
+        this.gathering.add(go);
+      });
+      // At the send point the lane sends: asked again after a late timer, the watch would name the close after.
+      if (!filled) return;
+      // Woken because the queue fills a transaction: another lane may have taken it first.
+    }
+  }
+
+  /** How many jobs from the head of the queue fit one transaction (the operation and 20-signature limits), and whether they fill it. */
+  private nextBatch(): { count: number; fills: boolean } {
     let ops = 0;
+    let count = 0;
     const signers = new Set<string>([this.publicKey]);
     if (this.usesChannels) signers.add('channel');
-    while (this.queue.length > 0) {
-      const next = this.queue[0]!;
+    for (const next of this.queue) {
       const extra = (next.job.signers ?? []).map((k) => k.publicKey()).filter((k) => !signers.has(k));
-      if (batch.length > 0 && (ops + next.job.operations.length > this.options.maxOperations || signers.size + extra.length > MAX_SIGNATURES)) break;
-      batch.push(this.queue.shift()!);
+      if (count > 0 && (ops + next.job.operations.length > this.options.maxOperations || signers.size + extra.length > MAX_SIGNATURES)) return { count, fills: true };
+      count++;
       ops += next.job.operations.length;
       for (const k of extra) signers.add(k);
     }
-    return batch;
+    return { count, fills: ops >= this.options.maxOperations };
+  }
+
+  /** The next jobs that fit one transaction. */
+  private takeBatch(): QueuedJob[] {
+    return this.queue.splice(0, this.nextBatch().count);
   }
 
   /**

@@ -168,4 +168,23 @@ describe('LedgerCloseWatch', () => {
     watch.observe(tip);
     expect(watch.recentTip()).toBe(tip);
   });
+
+  it('predicts the next close on the grid of the closes it saw, and none before the pace is known or once its last close is old', async () => {
+    const ledger = new SimulatedLedger(everyInterval(500, 1000, 20));
+    const watch = ledger.watch();
+    expect(watch.nextClose()).toBeUndefined();
+    await waitOneClose(ledger, watch);
+    await waitOneClose(ledger, watch);
+    await waitOneClose(ledger, watch);
+    const lastClose = ledger.closedAt(ledger.tip());
+    // Just after a close, the next is a whole interval after it; later in the period, still that one.
+    expect(watch.nextClose()).toEqual({ at: lastClose + 1000, intervalMs: 1000 });
+    ledger.now = lastClose + 700;
+    expect(watch.nextClose()).toEqual({ at: lastClose + 1000, intervalMs: 1000 });
+    // Unread closes since (nobody waited): the grid goes on for three intervals, then says nothing.
+    ledger.now = lastClose + 2_500;
+    expect(watch.nextClose()).toEqual({ at: lastClose + 3000, intervalMs: 1000 });
+    ledger.now = lastClose + 3_001;
+    expect(watch.nextClose()).toBeUndefined();
+  });
 });
