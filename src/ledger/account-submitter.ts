@@ -161,7 +161,8 @@ export class AccountSubmitter {
    */
   private async untilSendPoint(): Promise<void> {
     if (!this.usesChannels) return;
-    for (;;) {
+    // Nothing left to wait with once another lane took the queue.
+    while (this.queue.length > 0) {
       const until = sendPoint(Date.now(), this.options.client.nextClose?.(), this.nextBatch().fills);
       if (until === undefined) return;
       const filled = await new Promise<boolean>((resolve) => {
