@@ -56,6 +56,8 @@ interface ApiRun {
   signedUp: number;
   activation: CloseCount;
   mints: CloseCount;
+  /** Date.now() at the verify burst's start: what the mints' ledgers' seenAt is counted from. */
+  mintsStartedAt: number;
   sequential: CloseCount;
   active: number;
   exact: number;
@@ -129,6 +131,10 @@ export const minting: Scenario = {
             const what = `${r.api}: ${payments} verify-payment`;
             return { what, all: cpuPerRequest(r.mintCpu, payments) ?? '-', 'steal ms': r.mintCpu?.stealMs ?? '-', ...cpuByPartRow(what, r.mintCpu, payments) };
           }),
+        },
+        {
+          title: "the verify burst's ledgers as the bench's watch saw them (ms after the burst's start, at most a poll late): where the mints rode",
+          rows: runs.flatMap((r) => r.mints.ledgers.map((l, i) => ({ what: `${r.api}: ledger ${i + 1}`, 'seen ms': l.seenAt - r.mintsStartedAt, txs: l.transactions, ops: l.operations, 'ops/tx': l.transactions ? (l.operations / l.transactions).toFixed(1) : '-' }))),
         },
         { title: "the bursts as the clients saw them (latency ms; loop: the service's event loop delay from the burst until its last operation was on the ledger, ms)", rows: runs.flatMap((r) => [loadRow(r.signups), loadRow(r.verifies)]) },
       ],
@@ -236,6 +242,7 @@ async function mintingThrough(ctx: ScenarioContext, api: Pass, s: Sizes): Promis
       return { verifies, mints: await watch!.waitForOperations(seq0, t0, payments, s.closeMs, BURST_TIMEOUT_MS) };
     }));
     const { verifies, mints } = mintPhase.result.result;
+    const mintsStartedAt = t0;
     const mintCpu = mintPhase.result.cpu;
     // Exactly once: every payer holds exactly what their payments bought, no more, no less.
     const balances = await mapLimit(payers, 10, (p) => tokenBalance(service, p.publicKey));
@@ -254,6 +261,7 @@ async function mintingThrough(ctx: ScenarioContext, api: Pass, s: Sizes): Promis
       signedUp,
       activation,
       mints,
+      mintsStartedAt,
       sequential,
       active,
       exact,
