@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { InitializedTransaction, PaystackClient, VerifiedTransaction } from '../clients/paystack.client';
 import type { Database } from '../db/client';
-import type { PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
+import type { BuyerWallet, PaymentRepository, PaymentRow } from '../db/repositories/payment.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import type { UserRepository } from '../db/repositories/user.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
@@ -140,11 +140,12 @@ export class PaymentService {
       const refused = await this.deps.payments.recordRefused(reference, refusal, verified.raw);
       return refused ? { kind: 'mismatch' } : this.outcomeAfterLosingRace(reference);
     }
-    const paid = await this.deps.payments.recordPaid(reference, verified.raw);
-    if (!paid) return this.outcomeAfterLosingRace(reference);
+    const recorded = await this.deps.payments.recordPaid(reference, verified.raw);
+    if (!recorded) return this.outcomeAfterLosingRace(reference);
+    const paid = recorded.payment;
 
     // Consumed: from here the answer is success whatever the network does.
-    const mint = await this.mintOrLeaveForSweep(paid);
+    const mint = await this.mintOrLeaveForSweep(paid, recorded.buyerWallet);
     const now = (await this.deps.payments.find(reference)) ?? paid;
     const kind = mint === 'confirmed' ? 'minted' : 'verified';
     return { kind, payment: now, amountKobo: verified.amountKobo, tokensStroops: this.tokensFor(paid.amountKobo), customerId: verified.customerId };
@@ -167,9 +168,12 @@ export class PaymentService {
     }
   }
 
-  /** A mint that cannot be written now (the network never reached since start) is left `paid`: the sweep writes it. */
-  private async mintOrLeaveForSweep(payment: PaymentRow): Promise<MintStep | 'left_for_sweep'> {
-    return this.mintWhenReady(payment).catch((err: unknown) => {
+  /**
+   * A mint that cannot be written now (the network never reached since start) is left `paid`: the
+   * sweep writes it. `buyerWallet`: the wallet as the caller's statement just read it, if it did.
+   */
+  private async mintOrLeaveForSweep(payment: PaymentRow, buyerWallet?: BuyerWallet): Promise<MintStep | 'left_for_sweep'> {
+    return this.mintWhenReady(payment, buyerWallet).catch((err: unknown) => {
       this.deps.logger.warn({ reference: payment.reference, reason: errorReason(err) }, 'paid payment left for the sweep to mint');
       return 'left_for_sweep' as const;
     });
@@ -214,10 +218,10 @@ export class PaymentService {
    * reversal could not take back) is settled first, once, from this purchase's tokens; only the
    * rest is minted, and a purchase the debt takes whole is done without a ledger write.
    */
-  private async mintWhenReady(payment: PaymentRow): Promise<MintStep> {
+  private async mintWhenReady(payment: PaymentRow, buyerWallet?: BuyerWallet): Promise<MintStep> {
     // A buyer deleted after paying is still owed the tokens: they go to the archived wallet, whose
     // key the service keeps (it was active when archived), rather than being refused.
-    const wallet = await this.deps.wallets.findByUserId(payment.userId);
+    const wallet = buyerWallet === undefined ? await this.deps.wallets.findByUserId(payment.userId) : buyerWallet;
     const destination = wallet ? (wallet.status === 'active' ? wallet.publicKey : undefined) : (await this.deps.wallets.findArchivedByUserId(payment.userId))?.publicKey;
     if (!destination) return 'waiting_for_wallet';
     const tokens = this.tokensFor(payment.amountKobo);

@@ -231,6 +231,8 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
   describe('a buyer deleted after paying', () => {
     it('still gets the tokens, on the archived wallet, when the provider redirect arrives', async () => {
       const user = await createUser(app);
+      // The only wallet left once the buyer's is archived: the mint must never take it for the buyer's.
+      const bystander = await createUser(app);
       const intent = await paidIntent(app, user, 500);
       await app.http.delete(`/api/admin/users/${user.userId}`).set(bearer(await adminToken(app))).expect(200);
 
@@ -241,6 +243,7 @@ describe.each(LEDGER_APIS)('through %s', (api) => {
       // Exactly the purchase, once: a second mint to the archived wallet would show on the ledger.
       expect(await balanceOf(user)).toBe('500.0000000');
       expect(await mintRecords(app, user.userId)).toHaveLength(1);
+      expect(await balanceOf(bystander)).toBe('0.0000000');
     });
   });
 });

@@ -171,8 +171,8 @@ describe('POST /api/payments/verify-payment', () => {
     const statements = names.filter((n) => n !== 'users_credential_times');
     expect(statements).toEqual([
       'payments_find',
+      // the buyer's wallet comes back with the move
       'payments_record_paid',
-      'wallet_by_user',
       // the buyer owes nothing: decided without the debt's lock
       'payments_settles_no_debt',
       // the reference consumed and the mint's entry inserted together

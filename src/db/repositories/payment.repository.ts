@@ -1,14 +1,17 @@
-import { and, desc, eq, inArray, isNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../client';
-import { payments } from '../schema';
+import { payments, wallets } from '../schema';
 import type { ClaimStatement } from './journal.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { placeholderValue } from './placeholders';
 import { owedStroopsOf } from './reversal.repository';
 
 export type PaymentRow = typeof payments.$inferSelect;
+
+/** The buyer's wallet as recordPaid's statement read it: null when the buyer has none (deleted: see the archive). */
+export type BuyerWallet = { status: 'pending' | 'active'; publicKey: string } | null;
 
 /** What a move writes besides the new status. */
 type MoveFields = Partial<Pick<PaymentRow, 'tokensStroops' | 'destinationPublicKey' | 'providerPayload' | 'failureReason' | 'paidAt' | 'nextCheckAt' | 'mintTxHash'>>;
@@ -30,8 +33,12 @@ export class PaymentRepository {
     const reference = eq(payments.reference, sql.placeholder('reference'));
     this.byReference = db.select().from(payments).where(reference).prepare('payments_find');
     const now = placeholderValue('now');
+    // The buyer's wallet comes back with the move: the mint that follows needs it (one round trip fewer per verified payment).
+    // The payment's column named with its table: drizzle writes an update's own columns unqualified, and inside the subselect that would name the wallet's.
+    const buyer = sql`${payments}.${sql.identifier(payments.userId.name)}`;
+    const buyerWallet = (column: typeof wallets.status | typeof wallets.publicKey) => sql<string | null>`(select ${column} from ${wallets} where ${wallets.userId} = ${buyer})`;
     this.paid = moveUpdate(db, 'paid', sql.placeholder('reference'), { providerPayload: sql`${sql.placeholder('payload')}::jsonb`, paidAt: now, nextCheckAt: now, updatedAt: now })
-      .returning()
+      .returning({ ...getTableColumns(payments), walletStatus: buyerWallet(wallets.status), walletPublicKey: buyerWallet(wallets.publicKey) })
       .prepare('payments_record_paid');
     this.settlesNoDebt = db
       .update(payments)
@@ -57,11 +64,14 @@ export class PaymentRepository {
   }
 
   /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
-  async recordPaid(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
+  async recordPaid(reference: string, payload: unknown): Promise<{ payment: PaymentRow; buyerWallet: BuyerWallet } | undefined> {
     // due at once (nextCheckAt: now): the sweep mints it if this caller dies before it does.
     // The payload as the jsonb column stores it: its JSON text (node-postgres would send an array as a PostgreSQL array).
     const [row] = await this.paid.execute({ reference, payload: JSON.stringify(payload), now: new Date() });
-    return row;
+    if (!row) return undefined;
+    const { walletStatus, walletPublicKey, ...payment } = row;
+    const buyerWallet = walletStatus !== null && walletPublicKey !== null ? { status: walletStatus === 'active' ? ('active' as const) : ('pending' as const), publicKey: walletPublicKey } : null;
+    return { payment, buyerWallet };
   }
 
   /**
