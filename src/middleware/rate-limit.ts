@@ -3,7 +3,8 @@ import { rateLimit, type Options, type Store } from 'express-rate-limit';
 import type { RateLimitRepository } from '../db/repositories/rate-limit.repository';
 import { AppError } from '../errors/app-error';
 
-const WINDOW_MS = 15 * 60 * 1000;
+/** Every limit counts in fixed windows of this length, aligned on the epoch by the database clock. */
+export const RATE_LIMIT_WINDOW_MS = 15 * 60 * 1000;
 const TOO_MANY = 'Too many requests, try again later';
 
 /** Requests per IP per 15 minutes; 0 turns a limit off (tests, or a gateway that limits instead). */
@@ -34,7 +35,7 @@ export function createRateLimits(counters: RateLimitRepository, settings: RateLi
   const limiter = (name: string, limit: number): RequestHandler => {
     if (limit === 0) return (_req, _res, next) => next();
     return rateLimit({
-      windowMs: WINDOW_MS,
+      windowMs: RATE_LIMIT_WINDOW_MS,
       limit,
       standardHeaders: 'draft-7',
       legacyHeaders: false,
@@ -52,7 +53,7 @@ export function createRateLimits(counters: RateLimitRepository, settings: RateLi
 /** express-rate-limit's store interface over RateLimitRepository. */
 class PostgresStore implements Store {
   readonly localKeys = false;
-  private windowMs = WINDOW_MS;
+  private windowMs = RATE_LIMIT_WINDOW_MS;
 
   constructor(
     private readonly counters: RateLimitRepository,

@@ -11,6 +11,7 @@ import { WalletCipher } from '../../src/security/wallet-cipher';
 import { ARTIFACTS_DIR, launchBrowser, openPage } from '../helpers/browser';
 import { queryRows, tableNames } from '../helpers/database-state';
 import { bearer } from '../helpers/factories';
+import { clearOfRateWindowEdge } from '../helpers/rate-window';
 import { OTPAUTH_URI, RECOVERY_CODE_SHAPE } from '../helpers/secret-patterns';
 import { startTestApp, TEST_WALLET_KEY, type TestApp } from '../helpers/test-app';
 
@@ -363,6 +364,7 @@ describe('ADMIN_MFA_REQUIRED', () => {
 
 describe('rate limits', () => {
   it('count login codes with the admin login, and setup and confirm each as a credential route (429 in the admin shape)', async () => {
+    await clearOfRateWindowEdge();
     const limited = await startTestApp({ AUTH_RATE_LIMIT: '2' }, 'silent', { reset: false, totpClock: () => clockMs });
     try {
       const admin = await newAdmin(limited);

@@ -1,4 +1,5 @@
 import { adminToken, bearer, createUser, userFields } from '../helpers/factories';
+import { clearOfRateWindowEdge } from '../helpers/rate-window';
 import { shapeProblem, type ErrorShape } from '../helpers/route-inventory';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -75,6 +76,7 @@ describe('request bodies', () => {
 });
 
 describe('rate limits on credential routes', () => {
+  beforeEach(() => clearOfRateWindowEdge());
   it('answers 429 in the group shape past AUTH_RATE_LIMIT per IP, per route', async () => {
     app = await startTestApp({ AUTH_RATE_LIMIT: '3' });
     const attempt = () => app.http.post('/api/users/login').send({ identifier: 'someone', password: 'password-1' });
@@ -91,6 +93,7 @@ describe('rate limits on credential routes', () => {
 });
 
 describe('rate limits on every credential route', () => {
+  beforeEach(() => clearOfRateWindowEdge());
   const LIMITED: { path: string; body: () => object; shape: ErrorShape }[] = [
     { path: '/api/users/signup', body: () => userFields(), shape: 'error' },
     { path: '/api/users/login', body: () => ({ identifier: 'nobody', password: 'password-1' }), shape: 'error' },

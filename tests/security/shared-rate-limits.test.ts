@@ -1,3 +1,4 @@
+import { clearOfRateWindowEdge } from '../helpers/rate-window';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /** Two processes of the service on one database, as behind a load balancer. */
@@ -16,6 +17,7 @@ afterEach(async () => {
 });
 
 describe('rate limits counted in the database, shared by every process', () => {
+  beforeEach(() => clearOfRateWindowEdge());
   it('a client spreading logins over two processes gets 429 after the one shared budget', async () => {
     const login = (app: TestApp) => app.http.post('/api/users/login').send({ identifier: 'nobody', password: 'password-1' });
     expect((await login(a)).status).toBe(401);
