@@ -41,6 +41,8 @@ describe('mints queued within a close period', () => {
 
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     // Sent at once, the first would have gone alone on a lane of its own.
+    // Each names its transaction (a missing hash would make the three "equal" without proving anything).
+    for (const a of answers) expect(a.body.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(answers.map((a) => a.body.hash)).size).toBe(1);
     expect(await Promise.all(users.map((u) => ledgerBalance(ledger.url, u.ledgerPublicKey)))).toEqual(['11.0000000', '21.0000000', '31.0000000']);
   });
