@@ -1,4 +1,9 @@
-import { adminToken, bearer } from '../helpers/factories';
+import { sql } from 'drizzle-orm';
+import { users as usersTable } from '../../src/db/schema';
+import { sendPoint } from '../../src/ledger/send-point';
+import { queryRows } from '../helpers/database-state';
+import { eventually } from '../helpers/eventually';
+import { adminToken, bearer, userFields } from '../helpers/factories';
 import { fundedUser, ledgerBalance } from '../helpers/ledger-fixtures';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
@@ -11,7 +16,7 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  */
 const CLOSE_MS = 2000;
 
-const { ledger, app } = withSandboxes({ ledger: { ledgerCloseMs: CLOSE_MS }, app: { scope: 'file' } });
+const { ledger, app } = withSandboxes({ ledger: { ledgerCloseMs: CLOSE_MS }, app: { env: { BCRYPT_COST: '4' }, scope: 'file' } });
 
 /** Until a close has just passed: the next one is most of an interval away. */
 async function justAfterAClose(): Promise<void> {
@@ -45,5 +50,42 @@ describe('mints queued within a close period', () => {
     for (const a of answers) expect(a.body.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(answers.map((a) => a.body.hash)).size).toBe(1);
     expect(await Promise.all(users.map((u) => ledgerBalance(ledger.url, u.ledgerPublicKey)))).toEqual(['11.0000000', '21.0000000', '31.0000000']);
+  });
+});
+
+/** A user with a wallet not yet on the ledger, made in the database: its activation is queued by the test. */
+async function userAwaitingActivation(): Promise<string> {
+  return app.container.database.db.transaction(async (tx) => {
+    const [row] = await tx.insert(usersTable).values({ ...userFields(), passwordHash: 'x' }).returning();
+    await app.container.wallets.createFor(tx, row!.id);
+    return row!.id;
+  });
+}
+
+describe('a transaction the queue fills', () => {
+  it('goes out as soon as it is full, before the send point, and what is left waits for it', async () => {
+    const client = app.container.ledgerModule.client;
+    // Each activation waits for its close, so the watch learns the pace (already known when the test above ran first).
+    while (!client.nextClose?.()) expect(await app.container.activation.activateUser(await userAwaitingActivation(), { fresh: true })).toBe(true);
+    // 19 activations: each carries its wallet's signature, and an envelope holds 20 (the
+    // distribution account's and the channel's, then 18 wallets'): the 19th fills the first.
+    const userIds = await Promise.all(Array.from({ length: 19 }, userAwaitingActivation));
+
+    await justAfterAClose();
+    const waitingLaneSends = sendPoint(Date.now(), client.nextClose?.(), false);
+    expect(waitingLaneSends).toEqual(expect.any(Number));
+    const activated = Promise.all(userIds.map((id) => app.container.activation.activateUser(id, { fresh: true })));
+    // The envelope is stored just before it is sent (nothing is sent that the journal does not hold).
+    const carried = () =>
+      queryRows<{ n: number }>(
+        app.container.database,
+        sql`select count(*)::int as n from ledger_entries where kind = 'activation' and user_id in ${userIds} and envelope_id is not null group by envelope_id order by n desc`,
+      );
+    const full = await eventually(async () => ((await carried())[0]?.n === 18 ? Date.now() : undefined), 'a full envelope of 18 activations', { intervalMs: 10 });
+    // Seen before the point a lane whose transaction is not full would send at: it did not wait.
+    expect(full).toBeLessThan(waitingLaneSends!);
+
+    expect(await activated).toEqual(userIds.map(() => true));
+    expect((await carried()).map((c) => Number(c.n))).toEqual([18, 1]);
   });
 });
