@@ -1,5 +1,6 @@
 import { Horizon, Keypair } from '@stellar/stellar-sdk';
-import { adminToken, bearer, createUser, type CreatedUser, type SignupFields } from './factories';
+import { users } from '../../src/db/schema';
+import { adminToken, bearer, createUser, userFields, type CreatedUser, type SignupFields } from './factories';
 import type { TestApp } from './test-app';
 
 /** Issues supply to the distribution account once per app, then mints `tokens` to a new user. */
@@ -10,6 +11,19 @@ export async function fundedUser(app: TestApp, tokens: number, overrides: Partia
   await app.http.post('/api/ledger/create-asset').set(bearer(admin)).send({ assetCode: 'WLT', amount: String(tokens) }).expect(200);
   await app.http.post('/api/payments/mint-tokens').set(bearer(admin)).send({ userId: user.userId, amount: tokens }).expect(200);
   return user;
+}
+
+/**
+ * A user made straight in the database, with a wallet the ledger does not hold yet and no
+ * activation queued: the test queues it (`activation.activateUser(id, { fresh: true })`), many at
+ * once if it likes, without a signup's own wait for the ledger. Returns the user's id.
+ */
+export async function userAwaitingActivation(app: TestApp): Promise<string> {
+  return app.container.database.db.transaction(async (tx) => {
+    const [row] = await tx.insert(users).values({ ...userFields(), passwordHash: 'x' }).returning();
+    await app.container.wallets.createFor(tx, row!.id);
+    return row!.id;
+  });
 }
 
 /** A balance straight from the ledger's Horizon API, not through the service. */

@@ -1,7 +1,7 @@
 import { FeeBumpTransaction, Horizon, TransactionBuilder } from '@stellar/stellar-sdk';
 import { sql } from 'drizzle-orm';
 import { queryRows } from '../helpers/database-state';
-import { userFields } from '../helpers/factories';
+import { userAwaitingActivation } from '../helpers/ledger-fixtures';
 import { withSandboxes } from '../helpers/with-sandboxes';
 
 const CLOSE_MS = 200;
@@ -14,16 +14,8 @@ beforeAll(async () => {
 describe('batched wallet activation', () => {
   it('activates 300 wallets queued at once, many to an envelope, none over the 20 signatures an envelope holds', async () => {
     // Users are created without waiting on the ledger, then all activations are queued together.
-    const users = [];
-    for (let i = 0; i < 300; i++) {
-      const fields = userFields();
-      users.push(await app.container.database.db.transaction(async (tx) => {
-        const { users: table } = await import('../../src/db/schema');
-        const [row] = await tx.insert(table).values({ ...fields, passwordHash: 'x' }).returning();
-        await app.container.wallets.createFor(tx, row!.id);
-        return row!.id;
-      }));
-    }
+    const users: string[] = [];
+    for (let i = 0; i < 300; i++) users.push(await userAwaitingActivation(app));
     const results = await Promise.all(users.map((id) => app.container.activation.activateUser(id, { fresh: true })));
 
     expect(results.every(Boolean)).toBe(true);

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { users as usersTable } from '../../src/db/schema';
-import { adminToken, bearer, createUser, userFields } from '../helpers/factories';
-import { fundedUser } from '../helpers/ledger-fixtures';
+import { adminToken, bearer, createUser } from '../helpers/factories';
+import { fundedUser, userAwaitingActivation } from '../helpers/ledger-fixtures';
 import { checkout, createIntent, supplyTokens } from '../helpers/payment-fixtures';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
@@ -101,15 +100,7 @@ describe('GET /metrics', () => {
     // activations) and the 8 channel lanes take one envelope each, so about half of them wait in the
     // queue until a lane's first transaction is back. The gauge is sampled until all are done.
     const ids: string[] = [];
-    for (let i = 0; i < 300; i++) {
-      ids.push(
-        await app.container.database.db.transaction(async (tx) => {
-          const [row] = await tx.insert(usersTable).values({ ...userFields(), passwordHash: 'x' }).returning();
-          await app.container.wallets.createFor(tx, row!.id);
-          return row!.id;
-        }),
-      );
-    }
+    for (let i = 0; i < 300; i++) ids.push(await userAwaitingActivation(app));
     let settled = false;
     const activations = Promise.all(ids.map((id) => app.container.activation.activateUser(id, { fresh: true }))).finally(() => {
       settled = true;
