@@ -12,6 +12,7 @@ import { SANDBOX_NETWORK_PASSPHRASE, createHorizonSandbox } from './index';
  * With a fault from the start (POST/DELETE /_sandbox/faults change it later):
  *   --fault MODE [--fault-share 0.3 | --fault-next N] [--lag-ms L] [--slow-ms S]
  * Stellar RPC (JSON-RPC) over the same ledger at /rpc: [--retention-ledgers N (default 120960)]
+ * Horizon's own history retention: [--horizon-retention-ledgers N (default: all of it)]
  * It prints its URL first, so a script that starts it with --port 0 can read the port.
  */
 async function main(): Promise<void> {
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
       'max-ops-per-ledger': { type: 'string' },
       'pending-depth': { type: 'string' },
       'retention-ledgers': { type: 'string' },
+      'horizon-retention-ledgers': { type: 'string' },
       passphrase: { type: 'string', default: SANDBOX_NETWORK_PASSPHRASE },
       fault: { type: 'string' },
       'fault-share': { type: 'string' },
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
   const maxOperationsPerLedger = countFlag(values, 'max-ops-per-ledger', 0);
   const pendingDepthLedgers = countFlag(values, 'pending-depth', 1);
   const retentionLedgers = countFlag(values, 'retention-ledgers', 1);
+  const horizonRetentionLedgers = countFlag(values, 'horizon-retention-ledgers', 1);
 
   const fault = faultPlanFrom(values);
 
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
     maxOperationsPerLedger,
     pendingDepthLedgers,
     retentionLedgers,
+    horizonRetentionLedgers,
     friendbotUrl: `${root}/friendbot`,
   });
   if (fault) sandbox.faults.set(fault);

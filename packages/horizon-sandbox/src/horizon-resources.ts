@@ -1,5 +1,6 @@
+import { MuxedAccount } from '@stellar/stellar-sdk';
 import { formatAmount } from './amounts';
-import type { StoredPayment, StoredTransaction } from './ledger-history';
+import type { StoredTransaction } from './ledger-history';
 import {
   AUTH_CLAWBACK_ENABLED_FLAG,
   AUTH_IMMUTABLE_FLAG,
@@ -12,6 +13,7 @@ import {
   TRUSTLINE_CLAWBACK_ENABLED_FLAG,
 } from './ledger-rules';
 import { ROOT_BALANCE, type AccountEntry, type LedgerHeader } from './ledger-state';
+import type { OperationRecord } from './operation-records';
 
 /**
  * Horizon's JSON shapes (HorizonApi in stellar-sdk is the reference for field names). `base` is the
@@ -149,40 +151,35 @@ export function transactionResource(tx: StoredTransaction, base: string, request
   };
 }
 
-export function paymentResource(payment: StoredPayment, base: string) {
-  const common = {
+/**
+ * An operation as Horizon answers it in /operations, /accounts/:id/operations and /payments: the
+ * common fields, then its type's own. `joinTransaction` embeds the transaction resource
+ * (join=transactions), named by the hash its transaction was applied under (a fee bump's own).
+ */
+export function operationResource(record: OperationRecord, base: string, joinTransaction = false) {
+  const { id, transaction } = record;
+  return {
     _links: {
-      self: link(`${base}/operations/${payment.id}`),
-      transaction: link(`${base}/transactions/${payment.transactionHash}`),
-      effects: link(`${base}/operations/${payment.id}/effects`),
-      succeeds: link(`${base}/effects?order=desc&cursor=${payment.id}`),
-      precedes: link(`${base}/effects?order=asc&cursor=${payment.id}`),
+      self: link(`${base}/operations/${id}`),
+      transaction: link(`${base}/transactions/${transaction.hash}`),
+      effects: link(`${base}/operations/${id}/effects`),
+      succeeds: link(`${base}/effects?order=desc&cursor=${id}`),
+      precedes: link(`${base}/effects?order=asc&cursor=${id}`),
     },
-    id: payment.id,
-    paging_token: payment.id,
-    transaction_successful: true,
-    source_account: payment.sourceAccount,
-    created_at: isoTime(payment.createdAt),
-    transaction_hash: payment.transactionHash,
+    id,
+    paging_token: id,
+    transaction_successful: transaction.successful,
+    source_account: record.sourceAccount,
+    ...(record.sourceAccountMuxed
+      ? { source_account_muxed: record.sourceAccountMuxed, source_account_muxed_id: MuxedAccount.fromAddress(record.sourceAccountMuxed, '0').id() }
+      : {}),
+    type: record.type,
+    type_i: record.typeI,
+    created_at: isoTime(transaction.createdAt),
+    transaction_hash: transaction.hash,
+    ...(joinTransaction ? { transaction: transactionResource(transaction, base) } : {}),
+    ...record.details,
   };
-  if (payment.type === 'account_merge') {
-    return { ...common, type: 'account_merge', type_i: 8, account: payment.account, into: payment.into };
-  }
-  if (payment.type === 'create_account') {
-    return {
-      ...common,
-      type: 'create_account',
-      type_i: 0,
-      starting_balance: payment.startingBalance,
-      funder: payment.funder,
-      account: payment.account,
-    };
-  }
-  const asset =
-    payment.asset.type === 'native'
-      ? { asset_type: 'native' }
-      : { asset_type: payment.asset.type, asset_code: payment.asset.code, asset_issuer: payment.asset.issuer };
-  return { ...common, type: 'payment', type_i: 1, ...asset, from: payment.from, to: payment.to, amount: payment.amount };
 }
 
 export function ledgerResource(ledger: LedgerHeader, base: string) {
@@ -213,8 +210,11 @@ export function ledgerResource(ledger: LedgerHeader, base: string) {
   };
 }
 
-/** `latest` is the newest ingested ledger; `coreLatest` core's, ahead of it while ingestion lags. */
-export function rootResource(latest: LedgerHeader, coreLatest: number, networkPassphrase: string, base: string) {
+/**
+ * `latest` is the newest ingested ledger; `coreLatest` core's, ahead of it while ingestion lags;
+ * `elderLedger` the oldest its history still holds.
+ */
+export function rootResource(latest: LedgerHeader, elderLedger: number, coreLatest: number, networkPassphrase: string, base: string) {
   return {
     _links: {
       account: templated(`${base}/accounts/{account_id}`),
@@ -222,6 +222,8 @@ export function rootResource(latest: LedgerHeader, coreLatest: number, networkPa
       friendbot: templated(`${base}/friendbot{?addr}`),
       ledger: templated(`${base}/ledgers/{sequence}`),
       ledgers: templated(`${base}/ledgers{?cursor,limit,order}`),
+      operation: templated(`${base}/operations/{id}`),
+      operations: templated(`${base}/operations{?cursor,limit,order,include_failed}`),
       self: link(`${base}/`),
       transaction: templated(`${base}/transactions/{hash}`),
     },
@@ -230,7 +232,7 @@ export function rootResource(latest: LedgerHeader, coreLatest: number, networkPa
     ingest_latest_ledger: latest.sequence,
     history_latest_ledger: latest.sequence,
     history_latest_ledger_closed_at: isoTime(latest.closedAt),
-    history_elder_ledger: 1,
+    history_elder_ledger: elderLedger,
     core_latest_ledger: coreLatest,
     network_passphrase: networkPassphrase,
     current_protocol_version: PROTOCOL_VERSION,

@@ -42,6 +42,13 @@ export interface HorizonSandboxOptions {
    * getEvents see nothing older, getHealth reports the window. History itself stays stored.
    */
   retentionLedgers?: number;
+  /**
+   * Ledgers of history Horizon keeps (its HISTORY_RETENTION_COUNT; default: all of it, from genesis).
+   * GET / reports the oldest as history_elder_ledger; pages start there (a descending cursor before
+   * it is 410 before_history), and older transactions, operations and ledgers answer 404. History
+   * itself stays stored.
+   */
+  horizonRetentionLedgers?: number;
   /** getNetwork's friendbotUrl: where the Horizon router's /friendbot is served, when the caller knows. */
   friendbotUrl?: string;
   /** Random source for FaultPlan.share, values in [0, 1); default Math.random. Tests pass a fixed sequence. */
@@ -70,8 +77,9 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
   const maxOperationsPerLedger = options.maxOperationsPerLedger ?? DEFAULT_MAX_TX_SET_SIZE;
   const pendingDepthLedgers = options.pendingDepthLedgers ?? DEFAULT_PENDING_DEPTH;
   const retentionLedgers = options.retentionLedgers ?? DEFAULT_RETENTION_LEDGERS;
-  if (!Number.isInteger(retentionLedgers) || retentionLedgers < 1) {
-    throw new Error(`retentionLedgers must be a positive integer, got ${retentionLedgers}`);
+  const { horizonRetentionLedgers } = options;
+  for (const [name, value] of Object.entries({ retentionLedgers, horizonRetentionLedgers: horizonRetentionLedgers ?? 1 })) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got ${value}`);
   }
   for (const [name, value] of Object.entries({ ledgerCloseMs, maxOperationsPerLedger })) {
     if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
@@ -107,7 +115,7 @@ export async function createHorizonSandbox(options: HorizonSandboxOptions = {}):
     pendingDepthLedgers,
   });
   const faults = new FaultInjector(() => readSides.release(), options.faultRandom);
-  const router = createHorizonRouter({ state, clock, readSides, faults, networkPassphrase });
+  const router = createHorizonRouter({ state, clock, readSides, faults, networkPassphrase, horizonRetentionLedgers });
   const rpcRouter = createRpcRouter({
     state,
     clock,

@@ -55,11 +55,23 @@ interface StoredOperationBase {
   sourceAccount: string;
 }
 
-/** The operations Horizon lists under /accounts/:id/payments. */
+/** The operations Horizon lists under /accounts/:id/payments (of successful transactions). */
 export type StoredPayment = StoredOperationBase &
   (
     | { type: 'create_account'; account: string; funder: string; startingBalance: string }
     | { type: 'payment'; from: string; to: string; asset: AssetRef; amount: string; toMuxedId?: string }
+    /**
+     * A path payment that crossed no offer: `amount` of `asset` left `from` and reached `to` (the
+     * sandbox has no order book, so only those succeed).
+     */
+    | {
+        type: 'path_payment_strict_receive' | 'path_payment_strict_send';
+        from: string;
+        to: string;
+        asset: AssetRef;
+        amount: string;
+        toMuxedId?: string;
+      }
     /** `account` was merged into `into`; the amount moved is in the result XDR, as on Horizon. */
     | { type: 'account_merge'; account: string; into: string; toMuxedId?: string }
   );
@@ -69,6 +81,8 @@ export interface PageQuery {
   limit: number;
   /** A paging token: records strictly after it (asc) or strictly before it (desc). */
   cursor?: bigint;
+  /** The oldest paging token history still holds (Horizon's retention): older records are gone. */
+  floor?: bigint;
 }
 
 export interface ClosedLedger {
@@ -90,6 +104,8 @@ export class LedgerHistory {
   private readonly transactionsByLedger = new Map<number, StoredTransaction[]>();
   /** Only ledgers that hold payments, in the order their operations applied. */
   private readonly paymentsByLedger = new Map<number, StoredPayment[]>();
+  /** The sequences of the ledgers that hold transactions, ascending: what a walk over operations visits. */
+  private readonly ledgersWithTransactions: number[] = [];
 
   addLedger(header: LedgerHeader, transactions: StoredTransaction[], payments: StoredPayment[]): void {
     this.ledgerList.push(header);
@@ -99,7 +115,10 @@ export class LedgerHistory {
       // Horizon answers a fee bump under its inner hash too.
       if (tx.inner) this.transactionsByHash.set(tx.inner.hash, tx);
     }
-    if (transactions.length > 0) this.transactionsByLedger.set(header.sequence, transactions);
+    if (transactions.length > 0) {
+      this.transactionsByLedger.set(header.sequence, transactions);
+      this.ledgersWithTransactions.push(header.sequence);
+    }
     if (payments.length > 0) this.paymentsByLedger.set(header.sequence, payments);
     for (const payment of payments) {
       const parties = paymentParties(payment);
@@ -130,6 +149,25 @@ export class LedgerHistory {
     };
   }
 
+  /** The transactions of one ledger, in application order (empty for an empty or unknown ledger). */
+  transactionsIn(sequence: number): readonly StoredTransaction[] {
+    return this.transactionsByLedger.get(sequence) ?? [];
+  }
+
+  /**
+   * The ledgers holding transactions from `from` on, oldest first (asc), or from `from` back, newest
+   * first (desc), never past `upToLedger`.
+   */
+  *ledgersWithTransactionsFrom(from: number, order: 'asc' | 'desc', upToLedger = Number.MAX_SAFE_INTEGER): Generator<number> {
+    const list = this.ledgersWithTransactions;
+    const firstAbove = (bound: number) => firstIndexAbove(list, (sequence) => BigInt(sequence), BigInt(bound));
+    if (order === 'asc') {
+      for (let index = firstAbove(from - 1); index < list.length && (list[index] as number) <= upToLedger; index++) yield list[index] as number;
+      return;
+    }
+    for (let index = firstAbove(Math.min(from, upToLedger)) - 1; index >= 0; index--) yield list[index] as number;
+  }
+
   /** `upToLedger` leaves out newer ledgers, for a read side that has not ingested them yet. */
   ledgers(query: PageQuery, upToLedger?: number): LedgerHeader[] {
     return page(this.ledgerList, (ledger) => BigInt(ledger.sequence) << 32n, query, lastTokenOf(upToLedger));
@@ -155,6 +193,8 @@ function paymentParties(payment: StoredPayment): string[] {
     case 'create_account':
       return [payment.funder, payment.account];
     case 'payment':
+    case 'path_payment_strict_receive':
+    case 'path_payment_strict_send':
       return [payment.from, payment.to];
     case 'account_merge':
       return [payment.account, payment.into];
@@ -165,29 +205,32 @@ function paymentParties(payment: StoredPayment): string[] {
 const lastTokenOf = (ledger: number | undefined): bigint | undefined =>
   ledger === undefined ? undefined : ((BigInt(ledger) + 1n) << 32n) - 1n;
 
+/** Index of the first item of an ascending list whose token is greater than `bound`. Binary search. */
+export function firstIndexAbove<T>(items: readonly T[], token: (item: T) => bigint, bound: bigint): number {
+  let low = 0;
+  let high = items.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (token(items[mid] as T) <= bound) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
 /**
  * One page of an ascending list, by paging token, in either direction, counting only the items whose
- * token is at most `maxToken`. Binary search: no full scans.
+ * token is at most `maxToken` and at least the query's floor. Binary search: no full scans.
  */
 function page<T>(items: readonly T[], token: (item: T) => bigint, query: PageQuery, maxToken?: bigint): T[] {
-  const { cursor, limit } = query;
-  // index of the first item whose token is greater than the cursor
-  const firstAfter = (bound: bigint): number => {
-    let low = 0;
-    let high = items.length;
-    while (low < high) {
-      const mid = (low + high) >> 1;
-      if (token(items[mid] as T) <= bound) low = mid + 1;
-      else high = mid;
-    }
-    return low;
-  };
+  const { cursor, limit, floor } = query;
+  const firstAfter = (bound: bigint) => firstIndexAbove(items, token, bound);
   const visible = maxToken === undefined ? items.length : firstAfter(maxToken);
+  const oldest = floor === undefined ? 0 : firstAfter(floor - 1n);
   if (query.order === 'asc') {
-    const start = cursor === undefined ? 0 : firstAfter(cursor);
+    const start = Math.max(cursor === undefined ? 0 : firstAfter(cursor), oldest);
     return items.slice(start, Math.min(start + limit, visible));
   }
   // first index whose token is >= cursor, i.e. everything before it is strictly smaller
   const end = Math.min(cursor === undefined ? items.length : firstAfter(cursor - 1n), visible);
-  return items.slice(Math.max(0, end - limit), end).reverse();
+  return items.slice(Math.max(oldest, end - limit), end).reverse();
 }

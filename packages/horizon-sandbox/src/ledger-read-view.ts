@@ -1,5 +1,7 @@
 import type { ClosedLedger, PageQuery, StoredPayment, StoredTransaction } from './ledger-history';
 import type { AccountEntry, LedgerHeader, LedgerState } from './ledger-state';
+import type { OperationQuery } from './operation-history';
+import type { OperationRecord } from './operation-records';
 
 /**
  * What Horizon's read side (its ingested database) shows, as opposed to the core state where
@@ -16,6 +18,10 @@ export interface LedgerReadView {
   closedLedger(sequence: number): ClosedLedger | undefined;
   ledgers(query: PageQuery): LedgerHeader[];
   paymentsFor(account: string, query: PageQuery): StoredPayment[];
+  /** Horizon's operations (all, or an account's), one page in TOID order. */
+  operations(query: OperationQuery): OperationRecord[];
+  /** One operation by its id (TOID). */
+  operation(id: bigint): OperationRecord | undefined;
   /** The transactions of the last few ingested ledgers, which /fee_stats describes. */
   recentTransactions(): readonly StoredTransaction[];
 }
@@ -50,6 +56,14 @@ export class CurrentView implements LedgerReadView {
 
   paymentsFor(account: string, query: PageQuery) {
     return this.state.history.paymentsFor(account, query);
+  }
+
+  operations(query: OperationQuery) {
+    return this.state.operations.page(query);
+  }
+
+  operation(id: bigint) {
+    return this.state.operations.operation(id);
   }
 
   recentTransactions() {
@@ -101,6 +115,14 @@ export class ViewAtLedger implements LedgerReadView {
 
   paymentsFor(account: string, query: PageQuery) {
     return this.state.history.paymentsFor(account, query, this.ingested);
+  }
+
+  operations(query: OperationQuery) {
+    return this.state.operations.page(query, this.ingested);
+  }
+
+  operation(id: bigint) {
+    return this.state.operations.operation(id, this.ingested);
   }
 
   recentTransactions() {

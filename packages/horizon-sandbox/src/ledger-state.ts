@@ -3,6 +3,7 @@ import { Keypair } from '@stellar/stellar-sdk';
 import { STROOPS_PER_UNIT } from './amounts';
 import { LedgerHistory } from './ledger-history';
 import { BASE_FEE } from './ledger-rules';
+import { OperationHistory } from './operation-history';
 
 export interface Trustline {
   code: string;
@@ -92,13 +93,17 @@ export type PriorImages = Map<string, AccountEntry | undefined>;
 export class LedgerState {
   readonly accounts = new Map<string, AccountEntry>();
   readonly history = new LedgerHistory();
+  /** Horizon's operations, derived from the history when read. */
+  readonly operations: OperationHistory;
   /** Filled while a ledger closes, so that a lagging read side can still show the accounts as they were. */
   priorImages: PriorImages | undefined;
 
   constructor(
     readonly networkPassphrase: string,
     public latest: LedgerHeader,
-  ) {}
+  ) {
+    this.operations = new OperationHistory(this.history, networkPassphrase);
+  }
 
   get rootKeypair(): Keypair {
     return Keypair.master(this.networkPassphrase);

@@ -92,3 +92,13 @@ export const staleHistory = (): Problem =>
     'This horizon instance is configured to reject client requests when its historical database is too far ' +
       'behind the connected Stellar Core node. If you believe this is a mistake, please contact the server administrator.',
   );
+
+/** Horizon's 410 for a page that would lie before the oldest ledger its history still holds (its elder ledger). */
+export const beforeHistory = (): Problem => ({
+  type: typeUrl('before_history'),
+  title: 'Data Requested Is Before Recorded History',
+  status: 410,
+  detail:
+    "This horizon instance is configured to only track a portion of the stellar network's latest history. " +
+    'This request is asking for results prior to the recorded history known to this horizon instance.',
+});

@@ -1,4 +1,5 @@
-import { xdr } from '@stellar/stellar-sdk';
+import { Keypair, xdr } from '@stellar/stellar-sdk';
+import type { PaymentDelivered } from './operations/operation-context';
 import { isRevokeSponsorshipType } from './operations/revoke-sponsorship';
 
 /**
@@ -32,6 +33,8 @@ export interface OperationOutcome {
   code: string;
   /** account_merge's success result carries the XLM the merged account held. */
   sourceAccountBalance?: bigint;
+  /** A path payment's success result carries what reached the destination. */
+  last?: PaymentDelivered;
 }
 
 export interface InnerResult {
@@ -148,6 +151,62 @@ function accountMergeResult({ code, sourceAccountBalance }: OperationOutcome): x
   return xdr.AccountMergeResult.accountMergeSuccess(xdr.Int64.fromString((sourceAccountBalance ?? 0n).toString()));
 }
 
+/** The failures of a path payment; its success carries the offers crossed and what was delivered. */
+const PATH_PAYMENT_STRICT_RECEIVE_FAILURES: VoidResult<xdr.PathPaymentStrictReceiveResult> = {
+  op_malformed: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveMalformed(),
+  op_underfunded: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveUnderfunded(),
+  op_src_no_trust: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveSrcNoTrust(),
+  op_src_not_authorized: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveSrcNotAuthorized(),
+  op_no_destination: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveNoDestination(),
+  op_no_trust: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveNoTrust(),
+  op_not_authorized: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveNotAuthorized(),
+  op_line_full: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveLineFull(),
+  op_too_few_offers: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveTooFewOffers(),
+  op_over_source_max: () => xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveOverSendmax(),
+};
+
+const PATH_PAYMENT_STRICT_SEND_FAILURES: VoidResult<xdr.PathPaymentStrictSendResult> = {
+  op_malformed: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendMalformed(),
+  op_underfunded: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendUnderfunded(),
+  op_src_no_trust: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendSrcNoTrust(),
+  op_src_not_authorized: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendSrcNotAuthorized(),
+  op_no_destination: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendNoDestination(),
+  op_no_trust: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendNoTrust(),
+  op_not_authorized: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendNotAuthorized(),
+  op_line_full: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendLineFull(),
+  op_too_few_offers: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendTooFewOffers(),
+  op_under_dest_min: () => xdr.PathPaymentStrictSendResult.pathPaymentStrictSendUnderDestmin(),
+};
+
+/**
+ * `last` as core writes it. No offer is ever crossed (the sandbox has no order book), so `offers` is
+ * empty. An operation after a failed one was never applied and keeps the zeroed default, as in
+ * stellar-core: an all-zero account, the native asset, 0.
+ */
+function simplePaymentResult(last: PaymentDelivered | undefined): { offers: xdr.ClaimAtom[]; last: xdr.SimplePaymentResult } {
+  const destination = last ? Keypair.fromPublicKey(last.destination).xdrAccountId() : xdr.PublicKey.publicKeyTypeEd25519(Buffer.alloc(32));
+  return {
+    offers: [],
+    last: new xdr.SimplePaymentResult({
+      destination,
+      asset: last ? last.asset.toXDRObject() : xdr.Asset.assetTypeNative(),
+      amount: xdr.Int64.fromString((last?.amount ?? 0n).toString()),
+    }),
+  };
+}
+
+function pathPaymentStrictReceiveResult({ code, last }: OperationOutcome): xdr.PathPaymentStrictReceiveResult {
+  if (code !== 'op_success') return pick(PATH_PAYMENT_STRICT_RECEIVE_FAILURES, code, 'pathPaymentStrictReceive');
+  return xdr.PathPaymentStrictReceiveResult.pathPaymentStrictReceiveSuccess(
+    new xdr.PathPaymentStrictReceiveResultSuccess(simplePaymentResult(last)),
+  );
+}
+
+function pathPaymentStrictSendResult({ code, last }: OperationOutcome): xdr.PathPaymentStrictSendResult {
+  if (code !== 'op_success') return pick(PATH_PAYMENT_STRICT_SEND_FAILURES, code, 'pathPaymentStrictSend');
+  return xdr.PathPaymentStrictSendResult.pathPaymentStrictSendSuccess(new xdr.PathPaymentStrictSendResultSuccess(simplePaymentResult(last)));
+}
+
 /** Codes that are not the operation's own result but a generic OperationResult arm. */
 const GENERIC: VoidResult<xdr.OperationResult> = {
   op_bad_auth: () => xdr.OperationResult.opBadAuth(),
@@ -175,6 +234,10 @@ export function operationResultXdr(outcome: OperationOutcome): xdr.OperationResu
       return xdr.OperationResult.opInner(xdr.OperationResultTr.createAccount(pick(CREATE_ACCOUNT, code, kind)));
     case 'payment':
       return xdr.OperationResult.opInner(xdr.OperationResultTr.payment(pick(PAYMENT, code, kind)));
+    case 'pathPaymentStrictReceive':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.pathPaymentStrictReceive(pathPaymentStrictReceiveResult(outcome)));
+    case 'pathPaymentStrictSend':
+      return xdr.OperationResult.opInner(xdr.OperationResultTr.pathPaymentStrictSend(pathPaymentStrictSendResult(outcome)));
     case 'changeTrust':
       return xdr.OperationResult.opInner(xdr.OperationResultTr.changeTrust(pick(CHANGE_TRUST, code, kind)));
     case 'setOptions':

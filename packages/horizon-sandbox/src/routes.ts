@@ -9,14 +9,17 @@ import { feeStats } from './fee-stats';
 import {
   accountResource,
   ledgerResource,
-  paymentResource,
+  operationResource,
   rootResource,
   transactionResource,
 } from './horizon-resources';
+import { historyBounds } from './horizon-retention';
 import { answeringFrom } from './latest-ledger-header';
 import { LedgerClosedError, type LedgerClock } from './ledger-clock';
 import { FEE_STATS_LEDGERS } from './ledger-history';
+import type { LedgerReadView } from './ledger-read-view';
 import type { LedgerState } from './ledger-state';
+import { parseOperationParams } from './operation-params';
 import { isProblem, pageResource, parsePageQuery } from './paging';
 import {
   badRequest,
@@ -37,6 +40,8 @@ export interface RouterDependencies {
   readSides: ReadSides;
   faults: FaultInjector;
   networkPassphrase: string;
+  /** Ledgers of history Horizon keeps (HISTORY_RETENTION_COUNT); undefined: all of it. */
+  horizonRetentionLedgers?: number;
 }
 
 /** What friendbot gives a new account, as on testnet. */
@@ -44,13 +49,17 @@ const FRIENDBOT_STARTING_BALANCE = '10000';
 const MAX_BODY = '1mb';
 const INVALID_ACCOUNT_ID = badRequest('account_id', 'Account ID must start with `G` and contain 56 alphanum characters');
 const INVALID_HASH = badRequest('tx_id', 'Transaction hash must be a hex-encoded, lowercase SHA-256 hash');
+const INVALID_OPERATION_ID = badRequest('id', 'Operation ID must be an integer higher than 0');
 
 /** Absolute URL of the router's mount point, for the `_links` Horizon puts in every resource. */
 const baseUrl = (req: Request) => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
 
 export function createHorizonRouter(dependencies: RouterDependencies): Router {
-  const { state, readSides, networkPassphrase } = dependencies;
+  const { state, readSides, networkPassphrase, horizonRetentionLedgers } = dependencies;
   const router = express.Router();
+  /** The history a read side still holds; older records are gone from every answer. */
+  const boundsOf = (view: LedgerReadView) => historyBounds(view, horizonRetentionLedgers);
+  const elderOf = (view: LedgerReadView) => boundsOf(view).elderLedger;
   // every answer names the read side's latest ledger; a read route names the one it answered from
   router.use((_req, res, next) => {
     answeringFrom(res, readSides.view());
@@ -61,7 +70,8 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
 
   router.get('/', (req, res) => {
     // core_latest_ledger is core's own: during an ingestion lag it runs ahead of history, as on Horizon
-    res.json(rootResource(answeringFrom(res, readSides.view()).latest, state.latest.sequence, networkPassphrase, baseUrl(req)));
+    const view = answeringFrom(res, readSides.view());
+    res.json(rootResource(view.latest, elderOf(view), state.latest.sequence, networkPassphrase, baseUrl(req)));
   });
 
   router.get('/accounts/:id', (req, res) => {
@@ -72,22 +82,65 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
     res.json(accountResource(account, baseUrl(req)));
   });
 
+  // the operations of successful transactions that move assets (create_account, payments, path
+  // payments, account_merge), in the shape /operations gives them
   router.get('/accounts/:id/payments', (req, res) => {
     const id = req.params.id;
     if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
-    const query = parsePageQuery(req);
+    const params = parseOperationParams(req);
+    if (isProblem(params)) return sendProblem(res, params);
+    const view = answeringFrom(res, readSides.view());
+    const query = parsePageQuery(req, boundsOf(view));
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = answeringFrom(res, readSides.view()).paymentsFor(id, query).map((payment) => paymentResource(payment, base));
-    res.json(pageResource(`${base}/accounts/${id}/payments`, query, records));
+    const records = view
+      .paymentsFor(id, query)
+      .flatMap((payment) => view.operation(BigInt(payment.id)) ?? [])
+      .map((record) => operationResource(record, base, params.joinTransactions));
+    res.json(pageResource(`${base}/accounts/${id}/payments`, query, records, req));
   });
+
+  router.get('/operations', (req, res) => {
+    listOperations(req, res, `${baseUrl(req)}/operations`);
+  });
+
+  router.get('/accounts/:id/operations', (req, res) => {
+    const id = req.params.id;
+    if (!isAccountId(id)) return sendProblem(res, INVALID_ACCOUNT_ID);
+    listOperations(req, res, `${baseUrl(req)}/accounts/${id}/operations`, id);
+  });
+
+  router.get('/operations/:id', (req, res) => {
+    const params = parseOperationParams(req);
+    if (isProblem(params)) return sendProblem(res, params);
+    if (!/^\d+$/.test(req.params.id) || BigInt(req.params.id) >= 2n ** 63n) return sendProblem(res, INVALID_OPERATION_ID);
+    const view = answeringFrom(res, readSides.view());
+    const record = view.operation(BigInt(req.params.id));
+    if (!record || record.transaction.ledger < elderOf(view)) return sendProblem(res, notFound());
+    res.json(operationResource(record, baseUrl(req), params.joinTransactions));
+  });
+
+  /** GET /operations and an account's: one page and its Latest-Ledger from the same read side. */
+  function listOperations(req: Request, res: Response, href: string, account?: string): void {
+    const params = parseOperationParams(req);
+    if (isProblem(params)) return sendProblem(res, params);
+    const view = answeringFrom(res, readSides.view());
+    const query = parsePageQuery(req, boundsOf(view));
+    if (isProblem(query)) return sendProblem(res, query);
+    const base = baseUrl(req);
+    const records = view
+      .operations({ ...query, includeFailed: params.includeFailed, ...(account === undefined ? {} : { account }) })
+      .map((record) => operationResource(record, base, params.joinTransactions));
+    res.json(pageResource(href, query, records, req));
+  }
 
   router.get('/transactions/:hash', (req, res) => {
     const hash = req.params.hash.toLowerCase();
     if (!/^[0-9a-f]{64}$/.test(hash)) return sendProblem(res, INVALID_HASH);
     // a lookup by hash may reach another instance than the other reads (the split fault)
-    const tx = answeringFrom(res, readSides.lookupView()).transaction(hash);
-    if (!tx) return sendProblem(res, notFound());
+    const view = answeringFrom(res, readSides.lookupView());
+    const tx = view.transaction(hash);
+    if (!tx || tx.ledger < elderOf(view)) return sendProblem(res, notFound());
     res.json(transactionResource(tx, baseUrl(req), hash));
   });
 
@@ -112,17 +165,18 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
   });
 
   router.get('/ledgers', (req, res) => {
-    const query = parsePageQuery(req);
+    const view = answeringFrom(res, readSides.view());
+    const query = parsePageQuery(req, boundsOf(view));
     if (isProblem(query)) return sendProblem(res, query);
     const base = baseUrl(req);
-    const records = answeringFrom(res, readSides.view()).ledgers(query).map((ledger) => ledgerResource(ledger, base));
-    res.json(pageResource(`${base}/ledgers`, query, records));
+    const records = view.ledgers(query).map((ledger) => ledgerResource(ledger, base));
+    res.json(pageResource(`${base}/ledgers`, query, records, req));
   });
 
   router.get('/ledgers/:sequence', (req, res) => {
     const view = answeringFrom(res, readSides.view());
     const ledger = /^\d+$/.test(req.params.sequence) ? view.ledger(Number(req.params.sequence)) : undefined;
-    if (!ledger) return sendProblem(res, notFound());
+    if (!ledger || ledger.sequence < elderOf(view)) return sendProblem(res, notFound());
     res.json(ledgerResource(ledger, baseUrl(req)));
   });
 

@@ -109,7 +109,7 @@ function muxedIdOf(destination: string): { toMuxedId?: string } {
   return destination.startsWith('M') ? { toMuxedId: MuxedAccount.fromAddress(destination, '0').id() } : {};
 }
 
-/** The create_account, payment and account_merge operations of a successful transaction, as /payments lists them. */
+/** The create_account, payment, path payment and account_merge operations of a successful transaction, as /payments lists them. */
 export function buildPaymentRecords(envelope: Envelope, placement: Placement): StoredPayment[] {
   const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
   const transactionHash = envelopeHashHex(envelope);
@@ -138,6 +138,17 @@ export function buildPaymentRecords(envelope: Envelope, placement: Placement): S
         to: baseAccountId(op.destination),
         asset: assetRef(op.asset),
         amount: formatAmount(parseAmount(op.amount)),
+        ...muxedIdOf(op.destination),
+      });
+    } else if (op.type === 'pathPaymentStrictReceive' || op.type === 'pathPaymentStrictSend') {
+      // a successful one crossed no offer: what was sent is what arrived, in the same asset
+      payments.push({
+        ...base,
+        type: op.type === 'pathPaymentStrictReceive' ? 'path_payment_strict_receive' : 'path_payment_strict_send',
+        from: base.sourceAccount,
+        to: baseAccountId(op.destination),
+        asset: assetRef(op.destAsset),
+        amount: formatAmount(parseAmount(op.type === 'pathPaymentStrictReceive' ? op.destAmount : op.sendAmount)),
         ...muxedIdOf(op.destination),
       });
     } else if (op.type === 'accountMerge') {

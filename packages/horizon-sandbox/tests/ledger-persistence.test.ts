@@ -31,6 +31,8 @@ describe('a sandbox with a data directory', () => {
     );
     const before = await first.horizon.loadAccount(holder.publicKey());
     const paymentsBefore = await first.horizon.payments().forAccount(holder.publicKey()).call();
+    const operationsBefore = await first.horizon.operations().forAccount(holder.publicKey()).call();
+    const transactionsBefore = await first.rpc.getTransactions({ startLedger: 1 });
     await first.close();
 
     const second = await startSandbox({ dataDir });
@@ -45,6 +47,13 @@ describe('a sandbox with a data directory', () => {
       expect(record.ledger_attr).toBe(mint.ledger);
       const paymentsAfter = await second.horizon.payments().forAccount(holder.publicKey()).call();
       expect(paymentsAfter.records.map((payment) => payment.id)).toEqual(paymentsBefore.records.map((payment) => payment.id));
+      // operations and RPC's transactions are read from the same stored history
+      const operationsAfter = await second.horizon.operations().forAccount(holder.publicKey()).call();
+      const summary = (records: typeof operationsAfter.records) => records.map(({ id, type, transaction_hash }) => ({ id, type, transaction_hash }));
+      expect(summary(operationsAfter.records)).toEqual(summary(operationsBefore.records));
+      expect(summary(operationsAfter.records).map((record) => record.type)).toEqual(['create_account', 'change_trust', 'set_options', 'payment']);
+      const transactionsAfter = await second.rpc.getTransactions({ startLedger: 1 });
+      expect(transactionsAfter.transactions.map((tx) => tx.txHash)).toEqual(transactionsBefore.transactions.map((tx) => tx.txHash));
 
       // the ledger carries on where it stopped
       const next = await second.horizon.submitTransaction(

@@ -5,6 +5,12 @@ import { applyChangeTrust, checkChangeTrust } from './change-trust';
 import { applyClawback, checkClawback } from './clawback';
 import { applyCreateAccount, checkCreateAccount } from './create-account';
 import { OP_SUCCESS, type AppliedOperation, type OperationContext } from './operation-context';
+import {
+  applyPathPaymentStrictReceive,
+  applyPathPaymentStrictSend,
+  checkPathPaymentStrictReceive,
+  checkPathPaymentStrictSend,
+} from './path-payment';
 import { applyPayment, checkPayment } from './payment';
 import { applyRevokeSponsorship, checkRevokeSponsorship, isRevokeSponsorship } from './revoke-sponsorship';
 import { applySetOptions, checkSetOptions, setOptionsThreshold } from './set-options';
@@ -12,11 +18,12 @@ import { applySetTrustLineFlags, checkSetTrustLineFlags } from './set-trust-line
 import { applyBeginSponsoring, applyEndSponsoring, checkBeginSponsoring } from './sponsor-future-reserves';
 
 export { ActiveSponsorships } from './active-sponsorships';
-export { OP_SUCCESS, type AppliedOperation, type OperationContext } from './operation-context';
+export { OP_SUCCESS, type AppliedOperation, type OperationContext, type PaymentDelivered } from './operation-context';
 
 /**
- * The operations the sandbox implements: accounts, payments, trustlines, signers and options,
- * sponsored reserves, merges, and an issuer's control of its asset (set_trust_line_flags, clawback). Everything else answers op_not_supported, at validation time,
+ * The operations the sandbox implements: accounts, payments (and path payments that cross no offer),
+ * trustlines, signers and options, sponsored reserves, merges, and an issuer's control of its asset
+ * (set_trust_line_flags, clawback). Everything else answers op_not_supported, at validation time,
  * exactly where stellar-core reports an operation its protocol does not know.
  */
 
@@ -40,6 +47,10 @@ export function checkOperation(op: Operation, source: string, encoded: () => xdr
       return checkCreateAccount(op, source);
     case 'payment':
       return checkPayment(op);
+    case 'pathPaymentStrictReceive':
+      return checkPathPaymentStrictReceive(op);
+    case 'pathPaymentStrictSend':
+      return checkPathPaymentStrictSend(op);
     case 'changeTrust':
       return checkChangeTrust(op, source);
     case 'setOptions':
@@ -66,6 +77,10 @@ export function applyOperation(op: Operation, context: OperationContext): Applie
       return { code: applyCreateAccount(op, context) };
     case 'payment':
       return { code: applyPayment(op, context) };
+    case 'pathPaymentStrictReceive':
+      return applyPathPaymentStrictReceive(op, context);
+    case 'pathPaymentStrictSend':
+      return applyPathPaymentStrictSend(op, context);
     case 'changeTrust':
       return { code: applyChangeTrust(op, context) };
     case 'setOptions':

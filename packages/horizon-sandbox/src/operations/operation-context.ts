@@ -1,3 +1,4 @@
+import type { Asset } from '@stellar/stellar-sdk';
 import type { LedgerDelta } from '../ledger-delta';
 import type { ActiveSponsorships } from './active-sponsorships';
 
@@ -14,6 +15,15 @@ export interface AppliedOperation {
   code: string;
   /** account_merge: the XLM the merged account held, which its result XDR reports. */
   sourceAccountBalance?: bigint;
+  /** A path payment's success: what reached whom (core's SimplePaymentResult `last`). */
+  last?: PaymentDelivered;
+}
+
+/** core's SimplePaymentResult: the destination (a G account), the asset it received and how much. */
+export interface PaymentDelivered {
+  destination: string;
+  asset: Asset;
+  amount: bigint;
 }
 
 /** Horizon's code for an operation that did what it was asked. */

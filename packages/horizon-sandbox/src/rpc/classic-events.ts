@@ -23,7 +23,8 @@ export interface ClassicEvent {
  * first (charged before any transaction applies: cursor transaction 0), then each successful
  * transaction's operation events (`transfer`, `mint`, `burn`). Failed transactions move nothing,
  * so they have no operation events. The sandbox's operations that move assets are create_account,
- * payment and account_merge; the others emit nothing under CAP-67 (set_options, change_trust, ...).
+ * payment, path payments (which cross no offer: one movement from the source to the destination, as
+ * a payment) and account_merge; the others emit nothing under CAP-67 (set_options, change_trust, ...).
  */
 export function classicEvents(ledger: ClosedLedger, networkPassphrase: string): ClassicEvent[] {
   const contracts = contractIdsFor(networkPassphrase);
@@ -67,6 +68,8 @@ function movementOf(payment: StoredPayment, tx: StoredTransaction): Movement {
     case 'create_account':
       return { asset: NATIVE, from: payment.funder, to: payment.account, stroops: parseAmount(payment.startingBalance) };
     case 'payment':
+    case 'path_payment_strict_receive':
+    case 'path_payment_strict_send':
       return { ...payment, stroops: parseAmount(payment.amount) };
     case 'account_merge':
       return {

@@ -16,6 +16,7 @@ import { getEvents } from './methods/get-events';
 import { getFeeStats } from './methods/get-fee-stats';
 import { getLedgerEntries } from './methods/get-ledger-entries';
 import { getTransaction } from './methods/get-transaction';
+import { getTransactions } from './methods/get-transactions';
 import { getHealth, getLatestLedger, getNetwork, getVersionInfo } from './methods/network-info';
 import { sendTransaction } from './methods/send-transaction';
 
@@ -25,6 +26,7 @@ const MAX_BODY = '1mb';
 const METHODS: Record<string, RpcMethod> = {
   sendTransaction,
   getTransaction,
+  getTransactions,
   getLedgerEntries,
   getEvents,
   getLatestLedger,

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { StoredTransaction } from '../../ledger-history';
 import type { RpcDependencies } from '../context';
 import { invalidParams } from '../json-rpc';
 import { parseParams, xdrFormat } from '../params';
 import { ledgerRange, retentionFields } from '../retention';
+import { transactionDetails } from '../transaction-details';
 
 const schema = z.object({ hash: z.string({ error: 'required, a hex transaction hash' }), xdrFormat });
 
@@ -21,24 +21,6 @@ export function getTransaction(params: unknown, { readSides, retentionLedgers }:
   const range = ledgerRange(view, retentionLedgers);
   const tx = view.transaction(hash.toLowerCase());
   if (!tx || tx.ledger < range.oldest.sequence) return { ...retentionFields(range), status: 'NOT_FOUND', txHash: hash };
-  return { ...retentionFields(range), ...transactionInfo(tx, hash) };
+  // createdAt a string of unix seconds here (a number in getTransactions), as stellar-rpc sends them
+  return { ...retentionFields(range), ...transactionDetails(tx, hash), createdAt: String(tx.createdAt) };
 }
-
-/** The found transaction's fields; `ledger` a number, `createdAt` a string of unix seconds, as stellar-rpc sends them. */
-function transactionInfo(tx: StoredTransaction, txHash: string) {
-  return {
-    status: tx.successful ? 'SUCCESS' : 'FAILED',
-    txHash,
-    applicationOrder: applicationOrderOf(tx),
-    feeBump: tx.feeBump !== undefined,
-    envelopeXdr: tx.envelopeXdr,
-    resultXdr: tx.resultXdr,
-    resultMetaXdr: tx.resultMetaXdr,
-    events: { transactionEventsXdr: [], contractEventsXdr: [] },
-    ledger: tx.ledger,
-    createdAt: String(tx.createdAt),
-  };
-}
-
-/** The transaction's 1-based position in its ledger, kept in bits 12..31 of its paging token (a TOID). */
-export const applicationOrderOf = (tx: StoredTransaction): number => Number((BigInt(tx.pagingToken) >> 12n) & 0xfffffn);
