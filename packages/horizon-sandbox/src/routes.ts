@@ -60,9 +60,10 @@ export function createHorizonRouter(dependencies: RouterDependencies): Router {
   /** The history a read side still holds; older records are gone from every answer. */
   const boundsOf = (view: LedgerReadView) => historyBounds(view, horizonRetentionLedgers);
   const elderOf = (view: LedgerReadView) => boundsOf(view).elderLedger;
-  // every answer names the read side's latest ledger; a read route names the one it answered from
+  // every answer names a read side's latest ledger, 400s and 404s too; a read route then names the
+  // one it answered from. Peeking takes no turn: under split-reads each answer takes one, in view().
   router.use((_req, res, next) => {
-    answeringFrom(res, readSides.view());
+    answeringFrom(res, readSides.peekView());
     next();
   });
   router.use(express.urlencoded({ extended: false, limit: MAX_BODY }));

@@ -50,6 +50,12 @@ export class IngestionLag {
     this.notIngested = [];
   }
 
+  /** Whether a ledger that closed is still held back from this read side at this instant. */
+  get behind(): boolean {
+    this.catchUp();
+    return this.notIngested.length > 0;
+  }
+
   /** The read side at this instant; take one per request. */
   view(): LedgerReadView {
     this.catchUp();
