@@ -106,11 +106,14 @@ export const ledgerEntries = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    // The record kinds (KindRegistry.recordKinds: tests/unit/entry-kinds.test.ts holds the two equal).
+    // The record kinds (KindRegistry.recordKinds: tests/unit/entry-kinds.test.ts holds the three equal).
     // Ascending on purpose: the lists ORDER BY created_at DESC, id DESC, which a backward scan gives
     // (Drizzle's .desc() makes DESC NULLS LAST, an order no scan matches).
-    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'withdrawal', 'withdrawal_refund')`),
-    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'withdrawal', 'withdrawal_refund')`),
+    index('ledger_entries_user_records_idx').on(t.userId, t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund')`),
+    index('ledger_entries_records_idx').on(t.createdAt, t.id).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund')`),
+    // What reached a wallet, for its owner's list (a transfer another user sent them): user_id last,
+    // so the list's count of those (the owner's own records are counted by user_id) reads the index only.
+    index('ledger_entries_to_records_idx').on(t.toPublicKey, t.createdAt, t.id, t.userId).where(sql`kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund')`),
     index('ledger_entries_envelope_idx').on(t.envelopeId),
     index('ledger_entries_open_idx').on(t.leaseUntil).where(sql`status in ('pending', 'submitted')`),
     // A payment is minted by exactly one entry; a wallet has one live activation.

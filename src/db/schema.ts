@@ -8,6 +8,7 @@ export * from './approval-schema';
 export * from './journal-schema';
 export * from './withdrawal-schema';
 export * from './admin-log-schema';
+export * from './movement-schema';
 
 export const users = pgTable(
   'users',

@@ -6,7 +6,7 @@ import type { AdminService } from '../services/admin.service';
 import type { PaymentService } from '../services/payment.service';
 import { loginOtpSchema } from './admin-mfa.routes';
 import { adminPaymentItem, paymentListQuery, toAdminPayment } from './payment-record';
-import { adminTransactionOf, transactionRecordOf, transactionRecordSchema } from './transaction-record';
+import { adminTransactionOf, adminTransactionRecordSchema, transactionRecordOf, transactionRecordSchema } from './transaction-record';
 import { actorOf } from './admin-actor';
 import { defineRoute } from './define-route';
 import { credentialRoute, messageRoute, pagedRoute } from './route-kinds';
@@ -114,15 +114,15 @@ export function adminRoutes({ admins, payments, rateLimits, requireHttpsForSecre
     pagedRoute({
       path: '/transactions',
       access: 'admin',
-      summary: "All users' transaction records, newest first, with the owner nested as `user`",
-      item: transactionRecordSchema.extend({ user: z.object({ username: z.string(), email: z.string() }).nullable() }),
+      summary: "Every transaction record, each movement once (the service's and those seen on the ledger), newest first, with the owner nested as `user`",
+      item: adminTransactionRecordSchema,
       fetch: ({ limit, offset }) => admins.allTransactions(limit, offset),
       toItem: adminTransactionOf,
     }),
     pagedRoute({
       path: '/users/:userId/transactions',
       access: 'admin',
-      summary: "A user's transaction records, newest first",
+      summary: "A user's transaction records: every movement of their wallet, newest first",
       params: userIdParams,
       item: transactionRecordSchema,
       fetch: ({ limit, offset }, req) => admins.userTransactions(req.params.userId, limit, offset),

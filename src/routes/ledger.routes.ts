@@ -62,7 +62,7 @@ export function ledgerRoutes({ ledger, tokenCode }: LedgerRouteDeps): RouteDef[]
     pagedRoute({
       path: '/transactions/:userId',
       access: 'user',
-      summary: 'Your transaction records, newest first (paginated; total in X-Total-Count)',
+      summary: 'Your transaction records: every movement of your wallet, sent or received, newest first (paginated; total in X-Total-Count)',
       params: z.object({ userId: uuidParam }).strict(),
       item: transactionRecordSchema,
       fetch: ({ limit, offset }, req, res) => {

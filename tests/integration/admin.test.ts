@@ -155,6 +155,7 @@ describe('DELETE /api/admin/users/:userId', () => {
     expect(rows).toEqual([{ public_key: user.ledgerPublicKey, secret_ciphertext: expect.stringMatching(/^v1\./) }]);
     const history = await app.http.get(`/api/admin/users/${user.userId}/transactions`).set(bearer(token)).expect(200);
     expect(history.body).toHaveLength(1);
+    expect(history.body[0].direction).toBe('out'); // seen from the archived wallet's side
     const all = await app.http.get('/api/admin/transactions').set(bearer(token)).expect(200);
     expect(all.body[0].user).toBeNull();
   });
@@ -211,11 +212,16 @@ describe('transaction lists', () => {
       userId: a.userId,
       createdAt: new Date(base + 2000).toISOString(),
       status: 'confirmed',
+      origin: 'service',
       user: { username: a.username, email: a.email },
     });
     const mine = await app.http.get(`/api/admin/users/${a.userId}/transactions`).set(bearer(token)).expect(200);
     expect(mine.body.map((t: { assetAmount: number }) => t.assetAmount)).toEqual([3.7037034, 1.2345678]);
     expect(mine.body[0].user).toBeUndefined();
+    expect(mine.body.map((t: { direction: string; origin: string }) => [t.direction, t.origin])).toEqual([
+      ['out', 'service'],
+      ['out', 'service'],
+    ]);
   });
 
   it('answers an unknown user with 404 {message}', async () => {

@@ -72,8 +72,9 @@ describe('a journal written before the entry kinds', () => {
     expect((await db.select().from(wallets))[0]).toMatchObject({ status: 'active' });
     expect((await db.select().from(paymentReversals))[0]).toMatchObject({ status: 'done', clawedStroops: 0n, debtStroops: 50_000_000n });
     const records = await new TransactionRepository(db, kinds.recordKinds).userPage(userId, 10, 0);
-    expect(records.total).toBe(2);
-    expect(records.rows.map((r) => r[0]).sort()).toEqual([confirmed.entryIds[0], confirmed.entryIds[2]].sort());
+    // What the lists showed then, and the clawback, a record since CONTRACT 12 (failed, as the ledger refused it).
+    expect(records.total).toBe(3);
+    expect(records.rows.map((r) => r[0]).sort()).toEqual([confirmed.entryIds[0], confirmed.entryIds[2], refused.entryIds[0]].sort());
     // A second settlement of the same envelope is refused: it was not open any more.
     expect(await lifecycle.confirm(confirmed.envelopeId, 'a'.repeat(64), { ledger: 42 })).toBe(false);
   });

@@ -85,6 +85,8 @@ describe('a user journey: issue, mint, transfer', () => {
       userId: alice.userId,
       createdAt: expect.stringMatching(/Z$/),
       status: 'confirmed',
+      direction: 'out',
+      origin: 'service',
     });
     const all = await app.http.get('/api/admin/transactions').set(bearer(admin)).expect(200);
     expect(all.body).toHaveLength(2);

@@ -133,6 +133,9 @@ describe('a refund after the mint', () => {
     expect(await balance(buyer)).toBe('500.0000000');
     expect(await clawbacks(app, buyer.userId)).toEqual([{ status: 'confirmed', amount_stroops: '10000000000' }]);
     expect(await reversalsOf(app, reference)).toHaveLength(1);
+    // The buyer's history shows the tokens taken back, out of their wallet (CONTRACT 12).
+    const history = await app.http.get(`/api/ledger/transactions/${buyer.userId}`).set(bearer(buyer.token)).expect(200);
+    expect(history.body[0]).toMatchObject({ from: buyer.ledgerPublicKey, assetAmount: 1000, status: 'confirmed', direction: 'out', origin: 'service' });
     await expectAuditClean(app);
   });
 

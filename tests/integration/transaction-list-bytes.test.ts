@@ -5,7 +5,9 @@ import { closeTestDatabase, startTestApp, testDatabase, type TestApp } from '../
 // The list routes read their rows in array mode with PostgreSQL formatting the timestamps
 // (TransactionRepository.userPage/adminPage). Their bodies must be byte for byte what the
 // previous code answered: Drizzle-style rows (timestamptz text -> Date, int8 -> BigInt) shaped as
-// below, copied from the code before the change as the oracle.
+// below, copied from the code before the change as the oracle, with the two fields CONTRACT 12
+// added after the spec's: a user's list says each record's `direction` from the user's side and
+// its `origin`; the admin's list its `origin` only.
 
 const STROOPS_PER_UNIT = 10_000_000n;
 function previousAmount(stroops: bigint): number {
@@ -43,9 +45,14 @@ function previousRecord(raw: PreviousRow) {
   };
 }
 
+/** A journal entry in the list of the user whose wallet is `wallet`. */
+function previousUserRecord(wallet: string) {
+  return (raw: PreviousRow) => ({ ...previousRecord(raw), direction: raw.from_public_key === wallet ? 'out' : 'in', origin: 'service' });
+}
+
 function previousAdminRecord(raw: PreviousRow) {
   const owner = raw.username !== null ? { username: raw.username, email: raw.email ?? '' } : null;
-  return { ...previousRecord(raw), user: owner };
+  return { ...previousRecord(raw), origin: 'service', user: owner };
 }
 
 /** The rows as the previous code read them: every column as the driver's text, through Drizzle's pool. */
@@ -75,12 +82,12 @@ const CASES: [stroops: string, createdAt: string, status: string, ledgerTransact
   ['-25000000', '2026-03-04 00:00:00.004+00', 'confirmed', '07'.repeat(32)],
 ];
 
-async function insertRecords(userId: string | null, kind = 'transfer'): Promise<void> {
+async function insertRecords(userId: string | null, kind = 'transfer', from = 'G' + 'A'.repeat(55)): Promise<void> {
   const { db } = await testDatabase();
   for (const [stroops, createdAt, status, hash] of CASES) {
     await db.execute(sql`
       insert into ledger_entries (kind, status, ledger_transaction_id, from_public_key, to_public_key, amount_stroops, asset_code, user_id, created_at)
-      values (${kind}, ${status}, ${hash}, ${'G' + 'A'.repeat(55)}, ${'G' + 'B'.repeat(55)}, ${stroops}::int8, 'WLT', ${userId}, ${createdAt}::timestamptz)`);
+      values (${kind}, ${status}, ${hash}, ${from}, ${'G' + 'B'.repeat(55)}, ${stroops}::int8, 'WLT', ${userId}, ${createdAt}::timestamptz)`);
   }
 }
 
@@ -96,9 +103,11 @@ afterAll(closeTestDatabase);
 describe('transaction lists answer the same bytes as before array mode', () => {
   it("a user's page (GET /api/ledger/transactions/:userId and the admin's per-user list)", async () => {
     const user = await createUser(app);
-    await insertRecords(user.userId);
+    await insertRecords(user.userId, 'transfer', user.ledgerPublicKey);
     await insertRecords(user.userId, 'payment_mint');
-    const expected = JSON.stringify((await previousRows(`e.user_id = '${user.userId}'`)).map(previousRecord));
+    const expected = JSON.stringify((await previousRows(`e.user_id = '${user.userId}'`)).map(previousUserRecord(user.ledgerPublicKey)));
+    expect(expected).toContain('"direction":"out"');
+    expect(expected).toContain('"direction":"in"');
     expect(JSON.parse(expected)).toHaveLength(2 * CASES.length);
 
     const own = await app.http.get(`/api/ledger/transactions/${user.userId}?limit=100`).set(bearer(user.token)).expect(200);
@@ -114,7 +123,7 @@ describe('transaction lists answer the same bytes as before array mode', () => {
     const other = await createUser(app);
     await insertRecords(user.userId);
     await insertRecords(other.userId);
-    const all = (await previousRows(`e.user_id = '${user.userId}'`)).map(previousRecord);
+    const all = (await previousRows(`e.user_id = '${user.userId}'`)).map(previousUserRecord(user.ledgerPublicKey));
     const admin = await adminToken(app);
     const pageOf = async (query: string) => {
       const own = await app.http.get(`/api/ledger/transactions/${user.userId}?${query}`).set(bearer(user.token)).expect(200);

@@ -8,13 +8,15 @@ import { standardKinds } from '../../src/ledger/kinds/registry';
 // registration. The schema's enum and its partial indexes are the one other place a kind's name
 // is written (the database's own rules); src/clients/ is an outside system's vocabulary, where a
 // word such as RPC's `trustline` ledger key may coincide. So is an approval's action (`issue`:
-// create-asset's request), named once in src/domain/approval-lifecycle.ts, which no kind reads.
+// create-asset's request), named once in src/domain/approval-lifecycle.ts, which no kind reads, and
+// a Stellar operation's name (`clawback`, a movement the ledger follower reads), named once in
+// src/domain/ledger-movement.ts.
 
 const SRC = path.resolve(__dirname, '../../src');
 const KINDS_DIR = path.join(SRC, 'ledger/kinds');
 const SCHEMA = path.join(SRC, 'db/journal-schema.ts');
 /** Another concept's word that coincides with a kind's name, in the one file that writes it. */
-const COINCIDING: Record<string, string> = { issue: 'domain/approval-lifecycle.ts' };
+const COINCIDING: Record<string, string> = { issue: 'domain/approval-lifecycle.ts', clawback: 'domain/ledger-movement.ts' };
 const kinds = standardKinds();
 
 function sourceFiles(dir: string): string[] {
@@ -54,8 +56,9 @@ describe('entry kinds', () => {
 
   it("lists as records the kinds the schema's record indexes cover, in their order, so the lists' SQL is the indexes' predicate", () => {
     const schema = fs.readFileSync(SCHEMA, 'utf8');
-    const predicates = [...schema.matchAll(/index\('ledger_entries_(?:user_)?records_idx'\)[^\n]*kind in \(([^)]*)\)/g)].map((m) => m[1]!.split(',').map((k) => k.trim().replace(/'/g, '')));
-    expect(predicates).toHaveLength(2);
+    const predicates = [...schema.matchAll(/index\('ledger_entries_(?:user_|to_)?records_idx'\)[^\n]*kind in \(([^)]*)\)/g)].map((m) => m[1]!.split(',').map((k) => k.trim().replace(/'/g, '')));
+    // By owner, every owner's, and by the wallet they reached (the user lists' second branch).
+    expect(predicates).toHaveLength(3);
     for (const listed of predicates) expect(listed).toEqual(kinds.recordKinds);
   });
 

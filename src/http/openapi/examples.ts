@@ -18,6 +18,9 @@ export const EXAMPLE = {
   approvalId: '5f0c2b7e-3a1d-4c8e-9b6f-7d2e1a4c8b39',
   secondAdminId: 'c3e1f9a2-6b4d-4e7f-8a1c-2d9b5e7f3a60',
   createdAt: '2025-01-15T10:30:00.000Z',
+  outsidePublicKey: 'GCKZWFPFJDRN7O5DSRLKW73QY3MNJELYOWF4I7NCWSKLS5PCNVZOUDU2',
+  movementId: 'db57e804-5ee1-42a5-964b-6941fc99b18b',
+  movementTxHash: '8f72b361bd2f0e58c21b336a6fa389016343f83bf00558a7f2e265288a91cedb',
   username: 'ada_lovelace',
   email: 'ada@example.com',
 } as const;
@@ -30,7 +33,8 @@ export const exampleProfile = {
   ledgerPublicKey: EXAMPLE.publicKey,
 };
 
-export const exampleTransaction = {
+/** A record as both lists answer it: a transfer the user sent through the service. */
+const exampleRecord = {
   transactionId: EXAMPLE.transactionId,
   ledgerTransactionId: EXAMPLE.txHash,
   from: EXAMPLE.publicKey,
@@ -41,6 +45,27 @@ export const exampleTransaction = {
   createdAt: EXAMPLE.createdAt,
   status: 'confirmed',
 };
+
+/** The transfer in its sender's list. */
+export const exampleTransaction = { ...exampleRecord, direction: 'out', origin: 'service' };
+
+/** A payment to the user's wallet from an account outside the service, seen on the ledger. */
+export const exampleReceivedMovement = {
+  transactionId: EXAMPLE.movementId,
+  ledgerTransactionId: EXAMPLE.movementTxHash,
+  from: EXAMPLE.outsidePublicKey,
+  to: EXAMPLE.publicKey,
+  assetAmount: 5,
+  assetCode: 'WLT',
+  userId: EXAMPLE.userId,
+  createdAt: '2025-01-15T09:12:05.000Z',
+  status: 'confirmed',
+  direction: 'in',
+  origin: 'ledger',
+};
+
+/** The transfer in the admin's list: no direction, the owner nested. */
+export const exampleAdminTransaction = { ...exampleRecord, origin: 'service', user: { username: EXAMPLE.username, email: EXAMPLE.email } };
 
 /** A bank account withdrawals go to, as the sandbox provider resolves 0123456789 at Guaranty Trust Bank. */
 export const examplePayoutAccount = {

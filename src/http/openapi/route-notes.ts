@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXAMPLE, examplePayoutAccount, exampleProfile, exampleTransaction, exampleWithdrawal } from './examples';
+import { EXAMPLE, exampleAdminTransaction, examplePayoutAccount, exampleProfile, exampleReceivedMovement, exampleTransaction, exampleWithdrawal } from './examples';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503;
 
@@ -132,11 +132,14 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     errors: { 404: ['User not found'] },
   },
   'GET /api/admin/transactions': {
-    response: [{ ...exampleTransaction, user: { username: EXAMPLE.username, email: EXAMPLE.email } }],
-    description: '`user` is null when the owner account has been deleted.',
+    response: [exampleAdminTransaction],
+    description:
+      'Each movement once: the journal entries the service wrote (`origin` `service`) and the movements of its wallets made elsewhere and seen on the ledger (`origin` `ledger`). ' +
+      'No `direction`: a movement between two users has a side for each; `userId` and `user` name its owner (a transfer\'s sender). `user` is null when the owner account has been deleted.',
   },
   'GET /api/admin/users/:userId/transactions': {
-    response: [exampleTransaction],
+    response: [exampleTransaction, exampleReceivedMovement],
+    description: "The user's list as the user reads it (GET /api/ledger/transactions/:userId), `direction` from that user's side; still answered for a deleted user's id.",
     errors: { 404: ['User not found'] },
   },
   'GET /api/admin/audit-log': {
@@ -322,8 +325,11 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     },
   },
   'GET /api/ledger/transactions/:userId': {
-    response: [exampleTransaction],
-    description: 'Only the caller\'s own userId; another id answers 403.',
+    response: [exampleTransaction, exampleReceivedMovement],
+    description:
+      'Only the caller\'s own userId; another id answers 403. Every movement of the caller\'s wallet, whoever made it: what they sent and received through the service ' +
+      '(a transfer another user sent them is listed, owned by its sender), mints, clawbacks, withdrawals and refunds, and movements made elsewhere and seen on the ledger ' +
+      '(`origin` `ledger`). A payment to oneself is listed once.',
   },
   'POST /api/ledger/create-asset': {
     request: { assetCode: 'WLT', amount: '1000' },

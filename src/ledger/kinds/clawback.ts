@@ -24,7 +24,8 @@ export function clawbackCommand(command: Omit<ClawbackCommand, 'kind'>): Clawbac
  */
 export const clawback: EntryKind<ClawbackCommand> = {
   name: 'clawback',
-  record: false,
+  // Listed: tokens taken back leave the user's wallet, and the user's history shows it (CONTRACT 12).
+  record: true,
   mustFinish: true,
   supply: 'burnt',
   claim: { of: 'reversal', take: (tx, entry) => reversalClawbackStarted(tx, entry.reversalId!, entry.id) },

@@ -1,0 +1,5 @@
+DROP INDEX "ledger_entries_user_records_idx";--> statement-breakpoint
+DROP INDEX "ledger_entries_records_idx";--> statement-breakpoint
+CREATE INDEX "ledger_entries_to_records_idx" ON "ledger_entries" USING btree ("to_public_key","created_at","id","user_id") WHERE kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund');--> statement-breakpoint
+CREATE INDEX "ledger_entries_user_records_idx" ON "ledger_entries" USING btree ("user_id","created_at","id") WHERE kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund');--> statement-breakpoint
+CREATE INDEX "ledger_entries_records_idx" ON "ledger_entries" USING btree ("created_at","id") WHERE kind in ('transfer', 'payment_mint', 'admin_mint', 'clawback', 'withdrawal', 'withdrawal_refund');
