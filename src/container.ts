@@ -235,6 +235,10 @@ export async function buildContainer(configured: Config, logger: Logger, options
     distributionQueueDepth: () => ledgerModule.accounts.distributionQueueDepth(),
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
+    ledgerFollow: async () => {
+      const reading = ledgerModule.follower.lag();
+      return { lagLedgers: reading && Math.max(0, reading.latestLedger - reading.throughLedger), openGaps: await ledgerModule.movements.countOpenGaps() };
+    },
     withdrawalsWaiting: () => withdrawals.oldestWaiting(),
   });
   const app = createApp({
@@ -286,6 +290,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
         payments: paymentRepo,
         reversals: reversalRepo,
         withdrawals: new WithdrawalRepository(db),
+        movements: ledgerModule.movements,
         provider: paystack,
         asset: ready.asset,
         distribution: ready.keys.distribution.publicKey(),
@@ -308,6 +313,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       }, 60 * 60 * 1000);
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);
+      if (timing.followIntervalMs > 0) ledgerModule.follower.start(timing.followIntervalMs);
       webhookInbox.start(timing.reconcileIntervalMs);
       paymentSweep.start(timing.reconcileIntervalMs);
       reversals.start(timing.reconcileIntervalMs);
@@ -318,6 +324,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       clearInterval(purgeTimer);
       await activation.stop();
       await reconciler.stop();
+      await ledgerModule.follower.stop();
       await webhookInbox.stop();
       await paymentSweep.stop();
       await reversals.stop();

@@ -1,4 +1,5 @@
 import { growth } from './growth';
+import { ledgerFollow } from './ledger-follow';
 import { loginStorm } from './login-storm';
 import { minting } from './minting';
 import { readPath } from './read-path';
@@ -8,4 +9,4 @@ import { transfers } from './transfers';
 import type { Scenario } from './types';
 
 /** In the order a full run takes them: cheap reads first, the big seeding, then the 5-minute soak, last. */
-export const SCENARIOS: Scenario[] = [readPath, readPathCores, loginStorm, transfers, minting, growth, soak];
+export const SCENARIOS: Scenario[] = [readPath, readPathCores, loginStorm, transfers, ledgerFollow, minting, growth, soak];

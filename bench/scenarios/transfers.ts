@@ -19,7 +19,7 @@ interface Transfer extends Sample {
   sentAtLedger?: number;
 }
 
-async function transfer(svc: ServiceInstance, from: SeededUser, to: SeededUser, sentAtLedger?: number): Promise<Transfer> {
+export async function transfer(svc: ServiceInstance, from: SeededUser, to: SeededUser, sentAtLedger?: number): Promise<Transfer> {
   const t = performance.now();
   try {
     const res = await request<{ result?: { ledger: number } }>('POST', `${svc.baseUrl}/api/ledger/transfer`, {
@@ -34,7 +34,7 @@ async function transfer(svc: ServiceInstance, from: SeededUser, to: SeededUser, 
 }
 
 /** Users with active wallets and tokens: signup (activation), then one admin mint each. */
-async function fundedUsers(svc: ServiceInstance, prefix: string, count: number): Promise<SeededUser[]> {
+export async function fundedUsers(svc: ServiceInstance, prefix: string, count: number): Promise<SeededUser[]> {
   const admin = await adminToken(svc);
   await issueSupply(svc, admin);
   const users = await createUsers(svc, prefix, count, 20);
@@ -43,7 +43,7 @@ async function fundedUsers(svc: ServiceInstance, prefix: string, count: number):
 }
 
 /** Each sender pays the next one in a ring, one transfer after another, until the time is up. */
-async function closedLoop(svc: ServiceInstance, senders: SeededUser[], ring: SeededUser[], seconds: number, signal: AbortSignal): Promise<{ samples: Transfer[]; seconds: number }> {
+export async function closedLoop(svc: ServiceInstance, senders: SeededUser[], ring: SeededUser[], seconds: number, signal: AbortSignal): Promise<{ samples: Transfer[]; seconds: number }> {
   const samples: Transfer[] = [];
   const started = performance.now();
   const end = Date.now() + seconds * 1000;

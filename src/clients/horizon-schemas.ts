@@ -64,3 +64,27 @@ export const failureSchema = z.looseObject({
     result_codes: codesSchema.extend({ inner_transaction: codesSchema.optional() }),
   }),
 });
+
+/**
+ * A page of /operations?join=transactions: each operation's position, and its transaction's XDR
+ * (the movements are decoded from it, as from RPC's transactions: src/clients/ledger-history.ts).
+ */
+export const operationPageSchema = z.looseObject({
+  _embedded: z.looseObject({
+    records: z.array(
+      z.looseObject({
+        paging_token: z.string().regex(/^\d+$/),
+        transaction_hash: z.string(),
+        transaction_successful: z.boolean().default(true),
+        transaction: z.looseObject({
+          hash: z.string().regex(/^[0-9a-f]{64}$/),
+          ledger: z.number().int().positive(),
+          created_at: z.string(),
+          successful: z.boolean(),
+          envelope_xdr: z.string(),
+          result_xdr: z.string(),
+        }),
+      }),
+    ),
+  }),
+});

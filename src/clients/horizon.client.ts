@@ -1,7 +1,8 @@
 import { Horizon, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import type { z } from 'zod';
-import { accountSchema, failureSchema, feeStatsSchema, paymentPageSchema, rootSchema, submitSchema, transactionSchema } from './horizon-schemas';
-import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
+import { accountSchema, failureSchema, feeStatsSchema, operationPageSchema, paymentPageSchema, rootSchema, submitSchema, transactionSchema } from './horizon-schemas';
+import { decodeTransaction, laterCursor } from './ledger-history';
+import type { FeeStats, FoundTransaction, HistoryPosition, HistoryRead, HistoryTransaction, LedgerAccount, LedgerApi, LedgerHealth, LedgerPayment, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
 import { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 import { answerWithin, failureReason, httpStatusOf, neverConnected, responseDataOf, unavailable } from './ledger-failures';
 
@@ -162,6 +163,63 @@ export class HorizonClient implements LedgerApi {
     }
   }
 
+  /**
+   * /operations after the position (include_failed=false, each joined to its transaction), oldest
+   * first. A page shorter than `limit` holds every operation up to the Latest-Ledger of the
+   * instance that answered it; a full one, every operation before its last one's ledger. Without a
+   * cursor, the position is the end of `ledger` (the highest TOID it has). The root's history window,
+   * read first, says whether Horizon still holds the position's next ledger.
+   */
+  async readHistory(from: HistoryPosition, limit: number): Promise<HistoryRead> {
+    // An ascending page whose cursor is older than the history Horizon holds simply starts at its
+    // oldest ledger (a 410 before_history is only for descending pages): the root says where it starts.
+    const held = await this.health();
+    if (from.ledger + 1 < held.oldestLedger) return { kind: 'beyond_retention', oldestLedger: held.oldestLedger, latestLedger: held.latestLedger };
+    const cursor = from.cursor ?? String(((BigInt(from.ledger) + 1n) << 32n) - 1n);
+    const url = `${this.server.serverURL.toString().replace(/\/+$/, '')}/operations?cursor=${cursor}&order=asc&limit=${limit}&include_failed=false&join=transactions`;
+    const response = await this.server.httpClient.get<unknown>(url).catch((err: unknown) => {
+      if (httpStatusOf(err) === undefined) throw unavailable(err);
+      return (err as { response: HttpAnswer }).response;
+    });
+    if (response.status !== 200) throw new LedgerUnavailableError(`Ledger answered ${response.status}`);
+    const latestLedger = Number(headerOf(response.headers, 'latest-ledger'));
+    if (!Number.isSafeInteger(latestLedger) || latestLedger <= 0) throw new LedgerUnavailableError('Ledger answered operations without Latest-Ledger');
+    const page = operationPageSchema.safeParse(response.data);
+    if (!page.success) throw new LedgerUnavailableError('Ledger answered an unreadable operations page');
+    const records = page.data._embedded.records;
+    // One transaction decoded once, keeping only the movements of its operations this page holds.
+    const transactions = new Map<string, { transaction: HistoryTransaction; indexes: Set<number> }>();
+    for (const record of records) {
+      const joined = record.transaction;
+      if (!record.transaction_successful || !joined.successful) continue;
+      let held = transactions.get(joined.hash);
+      if (!held) {
+        held = { transaction: this.historyTransactionOf(joined), indexes: new Set() };
+        transactions.set(joined.hash, held);
+      }
+      held.indexes.add(Number(BigInt(record.paging_token) & 0xfffn) - 1);
+    }
+    const last = records.at(-1);
+    const full = records.length >= limit;
+    return {
+      kind: 'page',
+      page: {
+        transactions: [...transactions.values()].map(({ transaction, indexes }) => ({ ...transaction, movements: transaction.movements.filter((m) => indexes.has(m.operationIndex)) })),
+        cursor: last ? laterCursor(from.cursor, last.paging_token) : from.cursor,
+        throughLedger: Math.max(from.ledger, full && last ? last.transaction.ledger - 1 : latestLedger),
+        latestLedger,
+      },
+    };
+  }
+
+  private historyTransactionOf(joined: z.infer<typeof operationPageSchema>['_embedded']['records'][number]['transaction']): HistoryTransaction {
+    try {
+      const decoded = decodeTransaction(joined.envelope_xdr, joined.result_xdr, joined.hash, this.networkPassphrase);
+      return { hash: joined.hash, innerHash: decoded.innerHash, ledger: joined.ledger, closedAt: new Date(joined.created_at), feeCharged: decoded.feeCharged, movements: decoded.movements };
+    } catch {
+      throw new LedgerUnavailableError('Ledger answered a transaction whose XDR does not decode');
+    }
+  }
 
   /**
    * One read from Horizon, its answer validated. Horizon unreachable, failing or answering what the

@@ -1,4 +1,5 @@
 import type { Asset, FeeBumpTransaction, Transaction } from '@stellar/stellar-sdk';
+import type { MovedAsset, MovementOperation } from '../domain/ledger-movement';
 import type { NextClose } from './ledger-close-watch';
 import type { LedgerRejectedError, LedgerUnavailableError } from './ledger-errors';
 
@@ -94,6 +95,61 @@ export interface LedgerHealth {
   oldestLedger: number;
 }
 
+/** One operation of a successful transaction that moved an asset from one account to another. */
+export interface LedgerMovement {
+  /** Its index among the transaction's operations, from 0. */
+  operationIndex: number;
+  type: MovementOperation;
+  /** Accounts as G... keys (a muxed address is its base account). */
+  from: string;
+  to: string;
+  /** What reached `to`. */
+  asset: MovedAsset;
+  stroops: bigint;
+  /** What left `from`: the same as what arrived, but for a path payment across assets. */
+  sent: { asset: MovedAsset; stroops: bigint };
+}
+
+/** A successful transaction of the history, with the movements the page holds of it. */
+export interface HistoryTransaction {
+  /** The hash as it applied (a fee bump's own hash when it was one). */
+  hash: string;
+  /** The signed transaction's hash (a fee bump's inner one): what the journal stores. */
+  innerHash: string;
+  ledger: number;
+  closedAt: Date;
+  feeCharged: bigint;
+  movements: LedgerMovement[];
+}
+
+/**
+ * Where a reader of the history stands: `cursor` is the API's own paging position (a TOID, as both
+ * RPC's getTransactions and Horizon's paging tokens are), `ledger` the last ledger wholly read.
+ * Without a cursor, reading starts at the ledger after `ledger`.
+ */
+export interface HistoryPosition {
+  cursor: string | undefined;
+  ledger: number;
+}
+
+/**
+ * One answer of the history, in ledger order. Everything it holds comes from one instance of the
+ * API: `throughLedger` is a ledger that answer wholly contained (never past its own latest), and
+ * `cursor` never stands before the position asked from.
+ */
+export interface HistoryPage {
+  transactions: HistoryTransaction[];
+  cursor: string | undefined;
+  throughLedger: number;
+  /** The answering instance's newest ledger: how far behind the reader is. */
+  latestLedger: number;
+}
+
+export type HistoryRead =
+  | { kind: 'page'; page: HistoryPage }
+  /** The API no longer holds the ledger the position needs: its history starts at `oldestLedger`. */
+  | { kind: 'beyond_retention'; oldestLedger: number; latestLedger: number };
+
 export interface LedgerApi {
   /** 'rpc' or 'horizon': for logs, metrics and the audit's notes. */
   readonly kind: 'rpc' | 'horizon';
@@ -119,6 +175,12 @@ export interface LedgerApi {
    * keeps no such index (its CAP-67 events depend on a Core setting providers may not turn on).
    */
   tokenPaymentsOf?(publicKey: string, asset: Asset): Promise<LedgerPayment[]>;
+  /**
+   * The next page of the history after `from`, at most `limit` transactions (RPC) or operations
+   * (Horizon): every successful transaction's movements, failed ones left out. Throws
+   * LedgerUnavailableError when the API does not answer readably.
+   */
+  readHistory(from: HistoryPosition, limit: number): Promise<HistoryRead>;
   /**
    * When the next ledger close is due, if the client is watching the ledger's pace (RPC, while
    * submissions wait for closes); undefined otherwise, and always on instant ledgers. Only what a

@@ -1,7 +1,8 @@
 import { AuthClawbackEnabledFlag, AuthRevocableFlag, Keypair, StrKey, TransactionBuilder, rpc, xdr, type Asset, type FeeBumpTransaction, type Transaction } from '@stellar/stellar-sdk';
 import { z } from 'zod';
 import { formatStroops } from '../domain/amounts';
-import type { FeeStats, FoundTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
+import { decodeTransaction, laterCursor, ledgerOfToid } from './ledger-history';
+import type { FeeStats, FoundTransaction, HistoryPosition, HistoryRead, HistoryTransaction, LedgerAccount, LedgerApi, LedgerBalance, LedgerHealth, LedgerTip, SubmitAnswer, TransactionLookup } from './ledger-api';
 import { LedgerCloseWatch, type NextClose } from './ledger-close-watch';
 import { LedgerUnavailableError } from './ledger-errors';
 import { jsonRpcHttp } from './json-rpc-http';
@@ -45,6 +46,26 @@ const transactionAnswerSchema = z.discriminatedUnion('status', [
   }),
 ]);
 type WireAnswer = z.infer<typeof transactionAnswerSchema>;
+
+/** getTransactions' answer, only what the history reads (stellar-rpc's TransactionInfo; failed transactions are skipped unread). */
+const historyAnswerSchema = z.object({
+  transactions: z
+    .array(
+      z.object({
+        status: z.string(),
+        ledger: z.number().int().positive(),
+        createdAt: z.coerce.number().int().nonnegative(),
+        txHash: z.string().regex(/^[0-9a-f]{64}$/),
+        envelopeXdr: z.string().optional(),
+        resultXdr: z.string().optional(),
+      }),
+    )
+    .nullable()
+    .transform((list) => list ?? []),
+  latestLedger: z.number().int().positive(),
+  oldestLedger: z.number().int().positive(),
+  cursor: z.string().regex(/^\d*$/),
+});
 type FoundAnswer = Exclude<WireAnswer, { status: 'NOT_FOUND' }> & { result: xdr.TransactionResult };
 type TransactionAnswer = Extract<WireAnswer, { status: 'NOT_FOUND' }> | FoundAnswer;
 
@@ -239,6 +260,56 @@ export class RpcClient implements LedgerApi {
     return evidence.data;
   }
 
+  /**
+   * getTransactions from the position's cursor (or the ledger after `ledger` when there is none).
+   * An answer with fewer than `limit` transactions scanned every ledger the answering instance holds,
+   * so it contains everything through its latestLedger; a full one, everything before its last
+   * transaction's ledger. stellar-rpc's cursor can stand before the one asked with (a cursor past
+   * the instance's newest ledger answers "0": an instance behind the others), so the position never
+   * moves back. A start the instance no longer holds is beyond retention when getHealth says so,
+   * else (a start past an instance's newest ledger) nothing new yet.
+   */
+  async readHistory(from: HistoryPosition, limit: number): Promise<HistoryRead> {
+    const request: rpc.Api.GetTransactionsRequest = from.cursor
+      ? { pagination: { cursor: from.cursor, limit } }
+      : { startLedger: from.ledger + 1, pagination: { limit } };
+    let raw: unknown;
+    try {
+      raw = await this.server._getTransactions(request);
+    } catch (err) {
+      if (!isJsonRpcError(err)) throw unavailable(err);
+      // A JSON-RPC error names no window: getHealth does (from its own instance, which is all one answer can say).
+      const health = await this.health();
+      const start = from.cursor ? ledgerOfToid(from.cursor) : from.ledger + 1;
+      if (start < health.oldestLedger) return { kind: 'beyond_retention', oldestLedger: health.oldestLedger, latestLedger: health.latestLedger };
+      if (start > health.latestLedger) return { kind: 'page', page: { transactions: [], cursor: from.cursor, throughLedger: from.ledger, latestLedger: health.latestLedger } };
+      throw new LedgerUnavailableError(`Ledger refused getTransactions: ${String(err.message)}`);
+    }
+    const checked = historyAnswerSchema.safeParse(raw);
+    if (!checked.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction page');
+    const answer = checked.data;
+    this.closes.observe(answer.latestLedger);
+    const transactions: HistoryTransaction[] = [];
+    for (const t of answer.transactions) {
+      if (t.status !== 'SUCCESS') continue;
+      if (!t.envelopeXdr || !t.resultXdr) throw new LedgerUnavailableError('Ledger answered a transaction page without XDR');
+      transactions.push(this.historyTransactionOf(t.txHash, t.ledger, t.createdAt, t.envelopeXdr, t.resultXdr));
+    }
+    const full = answer.transactions.length >= limit;
+    const last = answer.transactions.at(-1);
+    const throughLedger = Math.max(from.ledger, full && last ? last.ledger - 1 : answer.latestLedger);
+    const cursor = laterCursor(from.cursor, answer.cursor);
+    return { kind: 'page', page: { transactions, cursor, throughLedger, latestLedger: answer.latestLedger } };
+  }
+
+  private historyTransactionOf(hash: string, ledger: number, closedAt: number, envelopeXdr: string, resultXdr: string): HistoryTransaction {
+    try {
+      const decoded = decodeTransaction(envelopeXdr, resultXdr, hash, this.networkPassphrase);
+      return { hash, innerHash: decoded.innerHash, ledger, closedAt: new Date(closedAt * 1000), feeCharged: decoded.feeCharged, movements: decoded.movements };
+    } catch {
+      throw new LedgerUnavailableError('Ledger answered a transaction whose XDR does not decode');
+    }
+  }
 
   /** One read: unreachable, failing, a JSON-RPC error or an answer the SDK cannot parse are all "unavailable". */
   private async call<T>(read: () => Promise<T>): Promise<T> {
@@ -248,6 +319,11 @@ export class RpcClient implements LedgerApi {
       throw unavailable(err);
     }
   }
+}
+
+/** A JSON-RPC error object as rpc.Server throws it: the instance answered, and refused the call. */
+function isJsonRpcError(err: unknown): err is { code: number; message: unknown } {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'number' && 'message' in err;
 }
 
 function unclear(reason: string): SubmitAnswer {

@@ -6,6 +6,7 @@ import type { Config } from '../config/env';
 import type { DatabaseHandle } from '../db/client';
 import type { IdempotencyRepository } from '../db/repositories/idempotency.repository';
 import type { JournalRepository } from '../db/repositories/journal.repository';
+import { MovementRepository } from '../db/repositories/movement.repository';
 import { SystemAccountRepository } from '../db/repositories/system-account.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import { EntryJobs } from '../ledger/entry-jobs';
@@ -14,6 +15,7 @@ import { Journal } from '../ledger/journal';
 import { JournalReconciler } from '../ledger/journal-reconciler';
 import { LedgerAccounts, type LedgerOptions } from '../ledger/ledger-accounts';
 import { LedgerBootstrap } from '../ledger/ledger-bootstrap';
+import { LedgerFollower } from '../ledger/ledger-follower';
 import { TokenReads } from '../ledger/token-reads';
 import { Treasury } from '../ledger/treasury';
 import type { Logger } from '../logger';
@@ -48,6 +50,9 @@ export interface LedgerModule {
   bootstrap: LedgerBootstrap;
   reads: TokenReads;
   reconciler: JournalReconciler;
+  /** Records what moved into and out of the service's accounts by other roads (CONTRACT 12). */
+  follower: LedgerFollower;
+  movements: MovementRepository;
   kinds: KindRegistry;
 }
 
@@ -93,7 +98,23 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     { leaseMs: ledger.leaseMs, batchSize: 200 },
     parts.logger,
   );
-  return { client, repository: parts.journal, accounts, journal, bootstrap, reads: new TokenReads(bootstrap, client, ledger.tokenCode), reconciler, kinds: parts.kinds };
+  const movements = new MovementRepository(parts.database.db);
+  const follower = new LedgerFollower(
+    {
+      client,
+      movements,
+      journal: parts.journal,
+      lifecycle: accounts.lifecycle,
+      accounts: async () => {
+        const keys = await accounts.keys();
+        return { token: { code: ledger.tokenCode, issuer: keys.issuer.publicKey() }, systemKeys: [keys.issuer.publicKey(), keys.distribution.publicKey()] };
+      },
+    },
+    // 200: the most one page of getTransactions or /operations holds.
+    { pageLimit: 200, leaseMs: Math.max(ledger.leaseMs, 3 * ledger.followIntervalMs), maxPagesPerPass: 50 },
+    parts.logger,
+  );
+  return { client, repository: parts.journal, accounts, journal, bootstrap, reads: new TokenReads(bootstrap, client, ledger.tokenCode), reconciler, follower, movements, kinds: parts.kinds };
 }
 
 /** The distribution account's runway (metrics, /readyz), read through the journal's client and keys. */

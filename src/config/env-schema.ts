@@ -87,6 +87,8 @@ const envSchema = z.object({
   LEDGER_SANDBOX_MAX_OPS: z.coerce.number().int().min(0).max(100_000).default(1000),
   MIN_SIGNUPS_LEFT: z.coerce.number().int().min(0).default(100),
   RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  // The ledger follower (CONTRACT 12): how often it reads the history; 0 turns it off (the bench compares).
+  LEDGER_FOLLOW_INTERVAL_MS: z.coerce.number().int().refine((v) => v === 0 || (v >= 100 && v <= 600_000), 'must be 0 (off) or 100-600000').default(1_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   // The provider sweep: first question about a new intent, then backoff from the retry delay to 6 h.
   PAYMENT_FIRST_CHECK_MS: z.coerce.number().int().min(0).max(86_400_000).default(120_000),

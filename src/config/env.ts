@@ -58,6 +58,8 @@ export interface Config {
      */
     retryBaseMs: number;
     reconcileIntervalMs: number;
+    /** How often the ledger follower reads the history for movements into and out of the service's accounts; 0: not followed. */
+    followIntervalMs: number;
     /** fee_stats percentile bid per operation, its cap (stroops per operation), ledgers before a waiting envelope's bid is raised. */
     feePercentile: number;
     maxFeeStroops: bigint;
@@ -169,6 +171,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       recheckMs: env.LEDGER_RECHECK_MS,
       retryBaseMs: env.LEDGER_RETRY_BASE_MS,
       reconcileIntervalMs: env.RECONCILE_INTERVAL_MS,
+      followIntervalMs: env.LEDGER_FOLLOW_INTERVAL_MS,
       feePercentile: Number(env.LEDGER_FEE_PERCENTILE),
       maxFeeStroops: BigInt(env.MAX_FEE_STROOPS),
       bumpAfterLedgers: env.LEDGER_BUMP_AFTER_LEDGERS,

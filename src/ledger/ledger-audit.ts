@@ -1,6 +1,7 @@
 import type { Asset } from '@stellar/stellar-sdk';
 import { balanceOf, type FoundTransaction, type LedgerApi } from '../clients/ledger-api';
 import type { EnvelopeRow, JournalRepository } from '../db/repositories/journal.repository';
+import type { MovementRepository, MovementRow } from '../db/repositories/movement.repository';
 import type { PaystackClient, ProviderTransfer } from '../clients/paystack.client';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
 import { auditReversals } from './reversal-audit';
@@ -8,6 +9,7 @@ import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { WalletRepository } from '../db/repositories/wallet.repository';
 import type { WithdrawalRepository } from '../db/repositories/withdrawal.repository';
 import { formatStroops, parseTokenAmount } from '../domain/amounts';
+import { burns } from '../domain/ledger-movement';
 import type { KindRegistry } from './kinds/registry';
 import { auditPayments, IN_FLIGHT_GRACE_MS } from './payment-audit';
 import { auditWithdrawals } from './withdrawal-audit';
@@ -19,6 +21,8 @@ export interface AuditInput {
   payments: PaymentRepository;
   reversals: ReversalRepository;
   withdrawals: WithdrawalRepository;
+  /** What the ledger follower recorded of movements made outside the service, and the ledgers it could not read. */
+  movements: MovementRepository;
   /** The payment provider: what it says was paid (and paid out) is compared with the payments, the withdrawals and their entries. */
   provider: PaystackClient;
   asset: Asset;
@@ -35,6 +39,8 @@ export interface AuditReport {
     envelopes: number;
     entries: number;
     ledgerPayments: number;
+    /** Movements the follower recorded (made outside the service). */
+    followedMovements: number;
     wallets: number;
     mintedPayments: number;
     providerTransactions: number;
@@ -59,8 +65,10 @@ export interface AuditReport {
  * - on Horizon, every token payment on the ledger to or from a service account against exactly one confirmed
  *   entry, and every confirmed entry against exactly one such payment (no movement without its
  *   record, no record without its movement);
- * - every wallet's token balance against the sum of its records, and the tokens issued against
- *   what the distribution account, the wallets and outside accounts hold;
+ * - every wallet's token balance against the sum of its records (the journal's entries and the
+ *   movements the follower recorded), and the tokens issued against what the distribution account,
+ *   the wallets and each outside account hold;
+ * - every gap in the followed history (ledgers the API no longer held) not yet resolved;
  * - the provider's paid references, the payments and their mints, one against the others (auditPayments);
  * - the provider's transfers, the withdrawals, and their debits and refunds (auditWithdrawals).
  * Read-only. Each discrepancy is one line of the report.
@@ -95,8 +103,18 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     if (entry.status === 'pending' || entry.status === 'submitted') discrepancies.push(`entry ${entry.id} (${entry.kind}): still ${entry.status}`);
   }
 
+  // Ledgers the follower could not read: until an operator resolves them, the records may miss movements.
+  for (const gap of await input.movements.openGaps()) {
+    discrepancies.push(`ledger history gap ${gap.id}: ledgers ${gap.firstLedger}-${gap.lastLedger} were beyond the ledger API's history window when the follower reached them; movements in them may be missing from the records (resolve: npm run ledger:audit -- --resolve-gap ${gap.id} --note TEXT)`);
+  }
+
   // Movements against records.
   const walletKeys = await input.wallets.allPublicKeys();
+  const followed = await input.movements.all();
+  const token = { code: input.asset.getCode() };
+  // What each followed movement did to the token: arrived at `to` and left `from` (a path payment may differ on its two sides).
+  const tokenIn = (m: MovementRow) => (m.assetCode === token.code ? m.amountStroops : 0n);
+  const tokenOut = (m: MovementRow) => ((m.sentAssetCode ?? m.assetCode) === token.code ? (m.sentStroops ?? m.amountStroops) : 0n);
   const serviceAccounts = new Set([input.distribution, ...walletKeys]);
   const payments = new Map<string, { hash: string; from: string; to: string; amount: string }>();
   // Stellar RPC keeps no payment index: there the journal is the record, checked against balances below.
@@ -114,9 +132,13 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   // The ledger names a fee-bumped payment by the fee bump's hash; the journal by its inner hash.
   const innerHashOf = new Map(envelopes.filter((e) => e.outerHash).map((e) => [e.outerHash!, e.hash]));
   for (const p of payments.values()) bump(keyOf(innerHashOf.get(p.hash) ?? p.hash, p.from, p.to, parseTokenAmount(p.amount) ?? 0n), 'ledger');
-  for (const e of confirmed) bump(keyOf(e.ledgerTransactionId, e.fromPublicKey, e.toPublicKey, e.amountStroops), 'journal');
+  // Only what the API still holds can be listed: a Horizon that pruned its history no longer lists older payments.
+  const heldFrom = listPayments ? (await client.health()).oldestLedger : 0;
+  for (const e of confirmed) if ((e.ledger ?? heldFrom) >= heldFrom) bump(keyOf(e.ledgerTransactionId, e.fromPublicKey, e.toPublicKey, e.amountStroops), 'journal');
+  // Horizon lists payments and path payments by what arrived; a clawback is no payment.
+  for (const m of followed) if (m.ledger >= heldFrom && !burns(m.operationType) && tokenIn(m) > 0n) bump(keyOf(m.ledgerTransactionId, m.fromPublicKey, m.toPublicKey, tokenIn(m)), 'journal');
   for (const [key, c] of listPayments ? counts : []) {
-    if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} confirmed in the journal`);
+    if (c.ledger !== c.journal) discrepancies.push(`payment ${key}: ${c.ledger} on the ledger, ${c.journal} recorded (journal entries and followed movements)`);
   }
 
   // Balances against records, and the supply. A clawback is no payment on the ledger (the issuer
@@ -129,7 +151,8 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
     const line = account ? balanceOf(account, input.asset) : undefined;
     const onChain = line ? (parseTokenAmount(line.balance) ?? 0n) : 0n;
     held += onChain;
-    const recorded = [...confirmed, ...clawedBack].reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
+    const journaled = [...confirmed, ...clawedBack].reduce((sum, e) => sum + (e.toPublicKey === key ? e.amountStroops : 0n) - (e.fromPublicKey === key ? e.amountStroops : 0n), 0n);
+    const recorded = followed.reduce((sum, m) => sum + (m.toPublicKey === key ? tokenIn(m) : 0n) - (m.fromPublicKey === key ? tokenOut(m) : 0n), journaled);
     if (onChain !== recorded) discrepancies.push(`wallet ${key}: holds ${formatStroops(onChain)} on the ledger, its records sum to ${formatStroops(recorded)}`);
   }
   const distribution = await client.loadAccount(input.distribution, input.asset);
@@ -138,9 +161,22 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
   const issueKinds = kinds.withSupply('issued');
   const transferKinds = kinds.withSupply('sent');
   const issued = confirmed.filter((e) => issueKinds.has(e.kind)).reduce((sum, e) => sum + e.amountStroops, 0n) - clawedBack.reduce((sum, e) => sum + e.amountStroops, 0n);
-  const sentOutside = confirmed.filter((e) => transferKinds.has(e.kind) && !serviceAccounts.has(e.toPublicKey)).reduce((sum, e) => sum + e.amountStroops, 0n);
+  // What each outside account holds of what the service issued: sent to it by transfers and
+  // followed movements, less what it paid back into the service's accounts.
+  const outside = new Map<string, bigint>();
+  const toOutside = (account: string, stroops: bigint) => outside.set(account, (outside.get(account) ?? 0n) + stroops);
+  for (const e of confirmed) if (transferKinds.has(e.kind) && !serviceAccounts.has(e.toPublicKey)) toOutside(e.toPublicKey, e.amountStroops);
+  for (const m of followed) {
+    const fromHeld = serviceAccounts.has(m.fromPublicKey);
+    const toHeld = serviceAccounts.has(m.toPublicKey);
+    if (burns(m.operationType)) continue; // burnt: counted with the clawbacks above only when the service wrote it
+    if (fromHeld && !toHeld) toOutside(m.toPublicKey, tokenOut(m));
+    if (!fromHeld && toHeld) toOutside(m.fromPublicKey, -tokenIn(m));
+  }
+  const sentOutside = [...outside.values()].reduce((sum, v) => sum + v, 0n);
   if (issued !== held + sentOutside) {
-    discrepancies.push(`supply: ${formatStroops(issued)} issued (less what clawbacks burnt), but the distribution account and wallets hold ${formatStroops(held)} and ${formatStroops(sentOutside)} went to outside accounts`);
+    const named = [...outside].filter(([, v]) => v !== 0n).map(([account, v]) => `${account} ${formatStroops(v)}`).join(', ');
+    discrepancies.push(`supply: ${formatStroops(issued)} issued (less what clawbacks burnt), but the distribution account and wallets hold ${formatStroops(held)} and outside accounts ${formatStroops(sentOutside)}${named ? ` (${named})` : ''}`);
   }
 
   // Payments three ways: the provider's successes, the payments, and their confirmed mints.
@@ -182,6 +218,7 @@ export async function auditLedger(input: AuditInput): Promise<AuditReport> {
       envelopes: envelopes.length,
       entries: entries.length,
       ledgerPayments: payments.size,
+      followedMovements: followed.length,
       wallets: walletKeys.length,
       mintedPayments: paymentAudit.mintedPayments,
       providerTransactions: paymentAudit.providerTransactions,

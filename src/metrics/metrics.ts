@@ -17,6 +17,8 @@ export interface MetricsSources {
   treasury(): Promise<TreasuryReading | undefined>;
   /** The ledger API's history window against the journal's open envelopes; undefined while it cannot be read. */
   historyWindow(): Promise<HistoryWindowReading | undefined>;
+  /** The ledger follower: ledgers between the API's tip and what it recorded (undefined before its first page, or off), and gaps not resolved. */
+  ledgerFollow(): Promise<{ lagLedgers: number | undefined; openGaps: number }>;
   /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Cash-out (withdrawals)"). */
   withdrawalsWaiting(): Promise<{ status: string; seconds: number }[]>;
 }
@@ -141,6 +143,25 @@ export class ServiceMetrics {
         const reading = await this.sources?.historyWindow();
         if (reading) beyond.set(reading.envelopesBeyond);
         else beyond.reset();
+      },
+    });
+    const followLag: Gauge = new Gauge({
+      name: 'ledger_follow_lag_ledgers',
+      help: "Ledgers between the ledger API's newest and the last one the follower recorded (CONTRACT 12); absent before its first page or when it is off",
+      registers,
+      collect: async () => {
+        const reading = await this.sources?.ledgerFollow();
+        if (reading?.lagLedgers !== undefined) followLag.set(reading.lagLedgers);
+        else followLag.reset();
+      },
+    });
+    const followGaps: Gauge = new Gauge({
+      name: 'ledger_follow_gaps',
+      help: 'Stretches of ledgers the follower could not read (the API no longer held them): movements may be missing from the records until an operator resolves them (npm run ledger:audit)',
+      registers,
+      collect: async () => {
+        const reading = await this.sources?.ledgerFollow();
+        if (reading) followGaps.set(reading.openGaps);
       },
     });
     const withdrawals: Gauge<'status'> = new Gauge({

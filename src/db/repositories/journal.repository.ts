@@ -192,6 +192,21 @@ export class JournalRepository {
   }
 
   /**
+   * The journal's envelopes among these inner hashes, with their state: which transactions of the
+   * ledger's history are the service's own (the ledger follower).
+   */
+  async envelopesByHash(hashes: string[]): Promise<Pick<EnvelopeRow, 'id' | 'hash' | 'status'>[]> {
+    if (hashes.length === 0) return [];
+    return this.db.select({ id: ledgerEnvelopes.id, hash: ledgerEnvelopes.hash, status: ledgerEnvelopes.status }).from(ledgerEnvelopes).where(inArray(ledgerEnvelopes.hash, hashes));
+  }
+
+  /** The first ledger any envelope of the journal could enter: the service's history starts there. */
+  async firstEnvelopeLedger(): Promise<number | undefined> {
+    const [row] = await this.db.select({ first: sql<number | null>`min(coalesce(${ledgerEnvelopes.ledger}, ${ledgerEnvelopes.firstLedger}))` }).from(ledgerEnvelopes);
+    return row?.first ?? undefined;
+  }
+
+  /**
    * Stores a signed envelope and puts the entries in it, before it is sent. Only entries with no
    * envelope or a failed one can move: if any of them is already riding in an open envelope
    * (another process took it), nothing is stored and those entries are answered as lost. Nothing is
