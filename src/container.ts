@@ -235,10 +235,13 @@ export async function buildContainer(configured: Config, logger: Logger, options
     distributionQueueDepth: () => ledgerModule.accounts.distributionQueueDepth(),
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
-    ledgerFollow: async () => {
-      const reading = ledgerModule.follower.lag();
-      return { lagLedgers: reading && Math.max(0, reading.latestLedger - reading.throughLedger), openGaps: await ledgerModule.movements.countOpenGaps() };
+    followLag: async () => {
+      if (timing.followIntervalMs === 0) return undefined;
+      // The tip now, not the one the last page saw: between passes the ledger moves on.
+      const [position, tip] = await Promise.all([ledgerModule.movements.position(), ledgerModule.client.latestLedger().catch(() => undefined)]);
+      return position && tip ? Math.max(0, tip.sequence - position.ledger) : undefined;
     },
+    followGaps: () => ledgerModule.movements.countOpenGaps(),
     withdrawalsWaiting: () => withdrawals.oldestWaiting(),
   });
   const app = createApp({

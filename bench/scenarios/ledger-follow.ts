@@ -112,7 +112,8 @@ function lagCells(lags: number[]): Record<string, number | string> {
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.ceil(sorted.length / 2) - 1]!;
+  const mid = sorted.length / 2;
+  return sorted.length === 0 ? NaN : Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
 };
 
 /**

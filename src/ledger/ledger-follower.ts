@@ -26,12 +26,6 @@ export interface FollowerOptions {
   maxPagesPerPass: number;
 }
 
-/** How far behind the ledger the follower is, as its last answer showed. */
-export interface FollowerReading {
-  latestLedger: number;
-  throughLedger: number;
-}
-
 /**
  * Follows the ledger's history (CONTRACT.md section 12): from the position kept in the database,
  * reads every closed ledger in order through the ledger API and records each movement into or out
@@ -45,7 +39,6 @@ export interface FollowerReading {
 export class LedgerFollower extends BackgroundWorker {
   /** This process, as the lease names it. */
   private readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}`;
-  private reading: FollowerReading | undefined;
 
   constructor(
     private readonly deps: FollowerDeps,
@@ -53,11 +46,6 @@ export class LedgerFollower extends BackgroundWorker {
     private readonly logger: Logger,
   ) {
     super(logger, { failureMessage: 'ledger follow deferred' });
-  }
-
-  /** The last answer's tip against what is recorded; undefined before the first page. */
-  lag(): FollowerReading | undefined {
-    return this.reading;
   }
 
   override async stop(): Promise<void> {
@@ -82,7 +70,6 @@ export class LedgerFollower extends BackgroundWorker {
       const next: FollowPosition = { cursor: page.cursor, ledger: page.throughLedger };
       const recorded = await this.recordPage(position, next, page);
       if (!recorded) return;
-      this.reading = { latestLedger: page.latestLedger, throughLedger: page.throughLedger };
       position = next;
       if (page.throughLedger >= page.latestLedger) return;
     }

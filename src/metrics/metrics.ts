@@ -17,8 +17,10 @@ export interface MetricsSources {
   treasury(): Promise<TreasuryReading | undefined>;
   /** The ledger API's history window against the journal's open envelopes; undefined while it cannot be read. */
   historyWindow(): Promise<HistoryWindowReading | undefined>;
-  /** The ledger follower: ledgers between the API's tip and what it recorded (undefined before its first page, or off), and gaps not resolved. */
-  ledgerFollow(): Promise<{ lagLedgers: number | undefined; openGaps: number }>;
+  /** The ledger follower: ledgers between the API's newest and the last one recorded (undefined when it is off or either cannot be read). */
+  followLag(): Promise<number | undefined>;
+  /** Gaps in the followed history not resolved yet. */
+  followGaps(): Promise<number>;
   /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Cash-out (withdrawals)"). */
   withdrawalsWaiting(): Promise<{ status: string; seconds: number }[]>;
 }
@@ -147,11 +149,11 @@ export class ServiceMetrics {
     });
     const followLag: Gauge = new Gauge({
       name: 'ledger_follow_lag_ledgers',
-      help: "Ledgers between the ledger API's newest and the last one the follower recorded (CONTRACT 12); absent before its first page or when it is off",
+      help: "Ledgers between the ledger API's newest (read at scrape time) and the last one the follower recorded, whichever process follows (CONTRACT 12); absent when it is off or cannot be read",
       registers,
       collect: async () => {
-        const reading = await this.sources?.ledgerFollow();
-        if (reading?.lagLedgers !== undefined) followLag.set(reading.lagLedgers);
+        const lag = await this.sources?.followLag();
+        if (lag !== undefined) followLag.set(lag);
         else followLag.reset();
       },
     });
@@ -160,8 +162,8 @@ export class ServiceMetrics {
       help: 'Stretches of ledgers the follower could not read (the API no longer held them): movements may be missing from the records until an operator resolves them (npm run ledger:audit)',
       registers,
       collect: async () => {
-        const reading = await this.sources?.ledgerFollow();
-        if (reading) followGaps.set(reading.openGaps);
+        const gaps = await this.sources?.followGaps();
+        if (gaps !== undefined) followGaps.set(gaps);
       },
     });
     const withdrawals: Gauge<'status'> = new Gauge({
