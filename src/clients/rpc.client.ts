@@ -270,20 +270,22 @@ export class RpcClient implements LedgerApi {
    * else (a start past an instance's newest ledger) nothing new yet.
    */
   async readHistory(from: HistoryPosition, limit: number): Promise<HistoryRead> {
-    const request: rpc.Api.GetTransactionsRequest = from.cursor
-      ? { pagination: { cursor: from.cursor, limit } }
-      : { startLedger: from.ledger + 1, pagination: { limit } };
+    const byLedger: rpc.Api.GetTransactionsRequest = { startLedger: from.ledger + 1, pagination: { limit } };
     let raw: unknown;
     try {
-      raw = await this.server._getTransactions(request);
+      raw = await this.server._getTransactions(from.cursor ? { pagination: { cursor: from.cursor, limit } } : byLedger);
     } catch (err) {
       if (!isJsonRpcError(err)) throw unavailable(err);
       // A JSON-RPC error names no window: getHealth does (from its own instance, which is all one answer can say).
       const health = await this.health();
-      const start = from.cursor ? ledgerOfToid(from.cursor) : from.ledger + 1;
-      if (start < health.oldestLedger) return { kind: 'beyond_retention', oldestLedger: health.oldestLedger, latestLedger: health.latestLedger };
-      if (start > health.latestLedger) return { kind: 'page', page: { transactions: [], cursor: from.cursor, throughLedger: from.ledger, latestLedger: health.latestLedger } };
-      throw new LedgerUnavailableError(`Ledger refused getTransactions: ${String(err.message)}`);
+      const next = from.ledger + 1;
+      if (next < health.oldestLedger) return { kind: 'beyond_retention', oldestLedger: health.oldestLedger, latestLedger: health.latestLedger };
+      if (next > health.latestLedger) return { kind: 'page', page: { transactions: [], cursor: from.cursor, throughLedger: from.ledger, latestLedger: health.latestLedger } };
+      // The cursor's ledger, wholly read, left the window; the next one is still held: read from it.
+      if (!from.cursor || ledgerOfToid(from.cursor) >= health.oldestLedger) throw new LedgerUnavailableError(`Ledger refused getTransactions: ${String(err.message)}`);
+      raw = await this.server._getTransactions(byLedger).catch((again: unknown) => {
+        throw unavailable(again);
+      });
     }
     const checked = historyAnswerSchema.safeParse(raw);
     if (!checked.success) throw new LedgerUnavailableError('Ledger answered an unreadable transaction page');

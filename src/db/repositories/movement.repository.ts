@@ -78,8 +78,8 @@ export class MovementRepository {
 
   /**
    * The API no longer holds the ledgers after `from` up to `oldestLedger - 1`: they are recorded as
-   * a gap and the position moves to the first ledger it holds, in one transaction, under the same
-   * conditions as commitPage.
+   * a gap (the open gap that ends at `from` grows) and the position moves to the first ledger it
+   * holds, in one transaction, under the same conditions as commitPage.
    */
   async recordGap(owner: string, from: FollowPosition, oldestLedger: number): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -89,7 +89,14 @@ export class MovementRepository {
         .where(and(eq(ledgerFollowCursor.name, FOLLOWER), eq(ledgerFollowCursor.leaseOwner, owner), ...samePosition(from)))
         .returning({ ledger: ledgerFollowCursor.ledger });
       if (moved.length === 0) return false;
-      await tx.insert(ledgerFollowGaps).values({ firstLedger: from.ledger + 1, lastLedger: oldestLedger - 1 }).onConflictDoNothing();
+      // A window that moved on while the follower caught up leaves the next stretch right after the
+      // last one: one gap, grown, for the operator to resolve once.
+      const grown = await tx
+        .update(ledgerFollowGaps)
+        .set({ lastLedger: oldestLedger - 1 })
+        .where(and(isNull(ledgerFollowGaps.resolvedAt), eq(ledgerFollowGaps.lastLedger, from.ledger)))
+        .returning({ id: ledgerFollowGaps.id });
+      if (grown.length === 0) await tx.insert(ledgerFollowGaps).values({ firstLedger: from.ledger + 1, lastLedger: oldestLedger - 1 }).onConflictDoNothing();
       return true;
     });
   }
