@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { OwnedRecordTuple, UserRecordTuple } from '../db/repositories/transaction.repository';
+import type { OwnedRecordTuple, RecordTuple, UserRecordTuple } from '../db/repositories/transaction.repository';
 import { stroopsToNumber } from '../domain/amounts';
 
 /** A row that starts with a user's record's columns (a page's rows carry more after them: the total). */
@@ -56,6 +56,11 @@ export type AdminTransactionRecord = z.infer<typeof adminTransactionRecordSchema
  * object a record costs: the row is PostgreSQL's array, its timestamp already ISO text.
  */
 export function transactionRecordOf(row: RowOfUserRecord): TransactionRecord {
+  return { ...specFieldsOf(row), direction: row[10], origin: row[9] };
+}
+
+/** The spec's fields of a record, from the columns both lists' rows start with (RecordTuple). */
+function specFieldsOf(row: readonly [...RecordTuple, ...unknown[]]) {
   const status = row[8];
   return {
     transactionId: row[0],
@@ -66,26 +71,15 @@ export function transactionRecordOf(row: RowOfUserRecord): TransactionRecord {
     assetCode: row[5],
     userId: row[6] ?? '',
     createdAt: row[7],
-    status: status === 'submitted' ? 'pending' : status,
-    direction: row[10],
-    origin: row[9],
+    status: status === 'submitted' ? ('pending' as const) : status,
   };
 }
 
 /** A record of the admin list (TransactionRepository.adminPage's row): the record, its owner nested as `user` (null once deleted). */
 export function adminTransactionOf(row: OwnedRecordTuple): AdminTransactionRecord {
-  const status = row[8];
   const username = row[10];
   return {
-    transactionId: row[0],
-    ledgerTransactionId: row[1],
-    from: row[2],
-    to: row[3],
-    assetAmount: stroopsToNumber(BigInt(row[4])),
-    assetCode: row[5],
-    userId: row[6] ?? '',
-    createdAt: row[7],
-    status: status === 'submitted' ? 'pending' : status,
+    ...specFieldsOf(row),
     origin: row[9],
     user: username !== null ? { username, email: row[11] ?? '' } : null,
   };

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { HistoryRead, HistoryPosition } from '../../src/clients/ledger-api';
+import type { HistoryPosition, HistoryRead, LedgerApi } from '../../src/clients/ledger-api';
 import type { MovementRow } from '../../src/db/repositories/movement.repository';
+import type { TransactionRecord } from '../../src/routes/transaction-record';
 import { eventually } from '../helpers/eventually';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { fundedUser } from '../helpers/ledger-fixtures';
@@ -17,17 +18,8 @@ import { withSandboxes } from '../helpers/with-sandboxes';
  * history, through RPC's getTransactions and through Horizon's /operations.
  */
 
-interface ListedRecord {
-  transactionId: string;
-  ledgerTransactionId: string;
-  from: string;
-  to: string;
-  assetAmount: number;
-  assetCode: string;
-  status: string;
-  direction: 'in' | 'out';
-  origin: 'service' | 'ledger';
-}
+/** A record as the list answers it: the route's own schema's type. */
+type ListedRecord = TransactionRecord;
 
 async function listOf(app: TestApp, user: CreatedUser): Promise<ListedRecord[]> {
   return (await app.http.get(`/api/ledger/transactions/${user.userId}`).set(bearer(user.token)).expect(200)).body as ListedRecord[];
@@ -56,6 +48,36 @@ async function followedOnce(app: TestApp, hash: string): Promise<MovementRow[]> 
 
 async function auditDiscrepancies(app: TestApp): Promise<string[]> {
   return (await app.container.audit()).discrepancies;
+}
+
+/** Every history read through `client` from now on, with whether it was asked after the test's payment (a pass-through observer). */
+function observeHistoryReads(client: LedgerApi) {
+  const observed = { paid: false, answers: [] as { from: HistoryPosition; read: HistoryRead; askedAfterPayment: boolean }[] };
+  const read = client.readHistory.bind(client);
+  client.readHistory = async (from, limit) => {
+    const askedAfterPayment = observed.paid;
+    const answer = await read(from, limit);
+    observed.answers.push({ from, read: answer, askedAfterPayment });
+    return answer;
+  };
+  return observed;
+}
+
+/**
+ * The follower's position never moved back, nor past what an answer held: a page that read
+ * through the payment's ledger held the payment, or an earlier page did.
+ */
+function expectNoReadPast(answers: { from: HistoryPosition; read: HistoryRead }[], hash: string, paidIn: number): void {
+  let seen = false;
+  let last = answers[0]!.from;
+  for (const { from, read: answer } of answers) {
+    expect(from.ledger).toBeGreaterThanOrEqual(last.ledger);
+    last = from;
+    if (answer.kind !== 'page') continue;
+    expect(answer.page.throughLedger).toBeLessThanOrEqual(Math.max(answer.page.latestLedger, from.ledger));
+    seen ||= answer.page.transactions.some((t) => t.hash === hash);
+    if (answer.page.throughLedger >= paidIn) expect(seen).toBe(true);
+  }
 }
 
 describe.each(LEDGER_APIS)('the ledger followed through %s', (api) => {
@@ -198,34 +220,18 @@ describe.each(LEDGER_APIS)('the ledger followed through %s', (api) => {
   it('under ingestion lag, never records past what an answer holds, and catches up once the ledger shows', async () => {
     const { bob, outside } = await setting(10);
     const client = app.container.ledgerModule.client;
-    const answers: { from: HistoryPosition; read: HistoryRead; askedAfterPayment: boolean }[] = [];
-    let paid = false;
-    const read = client.readHistory.bind(client);
-    client.readHistory = async (from, limit) => {
-      const askedAfterPayment = paid;
-      const answer = await read(from, limit);
-      answers.push({ from, read: answer, askedAfterPayment });
-      return answer;
-    };
+    const observed = observeHistoryReads(client);
     ledger.faults.set({ mode: 'lag', lagMs: 3_000, next: 1 });
     const hash = await payTokens(app, ledger.url, outside, bob.ledgerPublicKey, '1');
-    paid = true;
+    observed.paid = true;
     await app.container.ledgerModule.follower.run();
     await app.container.ledgerModule.follower.run();
     const rows = await followedOnce(app, hash);
     expect(rows).toHaveLength(1);
     const paidIn = rows[0]!.ledger;
-    // Every answer's position stays within what it held: a page that read through the payment's
-    // ledger holds the payment, or an earlier one did.
-    let seen = false;
-    for (const { from, read: answer } of answers) {
-      if (answer.kind !== 'page') continue;
-      expect(answer.page.throughLedger).toBeLessThanOrEqual(Math.max(answer.page.latestLedger, from.ledger));
-      seen ||= answer.page.transactions.some((t) => t.hash === hash);
-      if (answer.page.throughLedger >= paidIn) expect(seen).toBe(true);
-    }
+    expectNoReadPast(observed.answers, hash, paidIn);
     // The lag was seen: some answer came from an instance that had not yet ingested the payment's ledger.
-    expect(answers.some((a) => a.askedAfterPayment && a.read.kind === 'page' && a.read.page.latestLedger < paidIn)).toBe(true);
+    expect(observed.answers.some((a) => a.askedAfterPayment && a.read.kind === 'page' && a.read.page.latestLedger < paidIn)).toBe(true);
     const metrics = (await app.http.get('/metrics').expect(200)).text;
     expect(metrics).toMatch(/^ledger_follow_lag_ledgers \d+$/m);
     expect(metrics).toMatch(/^ledger_follow_gaps 0$/m);
@@ -235,20 +241,12 @@ describe.each(LEDGER_APIS)('the ledger followed through %s', (api) => {
   it('with instances at different ledgers behind one URL, never moves its position past what one answer held, and records each movement once', async () => {
     const { bob, outside } = await setting(10);
     const client = app.container.ledgerModule.client;
-    const answers: { from: HistoryPosition; read: HistoryRead; askedAfterPayment: boolean }[] = [];
-    let paid = false;
-    const read = client.readHistory.bind(client);
-    client.readHistory = async (from, limit) => {
-      const askedAfterPayment = paid;
-      const answer = await read(from, limit);
-      answers.push({ from, read: answer, askedAfterPayment });
-      return answer;
-    };
+    const observed = observeHistoryReads(client);
     // Two instances behind the URL, one holding back the payment's ledger (and every later one):
     // consecutive reads reach one, then the other.
     ledger.faults.set({ mode: 'split-reads', lagMs: 5_000, next: 1 });
     const hash = await payTokens(app, ledger.url, outside, bob.ledgerPublicKey, '1');
-    paid = true;
+    observed.paid = true;
     for (let pass = 0; pass < 6; pass++) {
       // One read more every other pass, so the follower's own reads reach both instances.
       if (pass % 2 === 1) await client.health();
@@ -258,21 +256,10 @@ describe.each(LEDGER_APIS)('the ledger followed through %s', (api) => {
     expect(rows).toHaveLength(1);
     const paidIn = rows[0]!.ledger;
     // The follower heard both instances after the payment: one without its ledger, one with it.
-    const pages = answers.filter((a) => a.askedAfterPayment && a.read.kind === 'page').map((a) => (a.read as Extract<HistoryRead, { kind: 'page' }>).page);
+    const pages = observed.answers.filter((a) => a.askedAfterPayment && a.read.kind === 'page').map((a) => (a.read as Extract<HistoryRead, { kind: 'page' }>).page);
     expect(pages.some((p) => p.latestLedger < paidIn)).toBe(true);
     expect(pages.some((p) => p.latestLedger >= paidIn)).toBe(true);
-    // Each answer moved the position at most through what it held itself, and never back; a page
-    // that read through the payment's ledger held it, or an earlier one did.
-    let seen = false;
-    let last = answers[0]!.from;
-    for (const { from, read: answer } of answers) {
-      expect(from.ledger).toBeGreaterThanOrEqual(last.ledger);
-      last = from;
-      if (answer.kind !== 'page') continue;
-      expect(answer.page.throughLedger).toBeLessThanOrEqual(Math.max(answer.page.latestLedger, from.ledger));
-      seen ||= answer.page.transactions.some((t) => t.hash === hash);
-      if (answer.page.throughLedger >= paidIn) expect(seen).toBe(true);
-    }
+    expectNoReadPast(observed.answers, hash, paidIn);
     ledger.faults.clear();
     expect(await auditDiscrepancies(app)).toEqual([]);
   });
