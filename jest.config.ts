@@ -8,13 +8,23 @@ import type { Config } from 'jest';
  */
 const PATIENCE_MS = 10 * 60 * 1000;
 
+/** Dependencies published only as ES modules (see `transform`). */
+const ESM_ONLY = ['pg-boss', 'serialize-error', 'non-error'];
+
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
 const service: Config = {
   displayName: 'service',
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // The job queue (pg-boss) and two of its dependencies ship only as ES modules, which Jest's
+    // CommonJS runtime cannot require on Node 20 and 22: compiled to CommonJS for the tests alone
+    // (Node loads them as they are when the service runs).
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   // One embedded PostgreSQL server per run (unless TEST_DATABASE_URL), a database per worker.
   globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',

@@ -62,6 +62,9 @@ import { PasswordResetService } from './services/password-reset.service';
 import { UserService } from './services/user.service';
 import { WalletService } from './services/wallet.service';
 import { errorReason } from './errors/loggable-error';
+import { EventRepository } from './db/repositories/event.repository';
+import { DeliveryQueue } from './events/delivery-queue';
+import { EventOutbox } from './events/event-outbox';
 
 export interface Container {
   config: Config;
@@ -138,15 +141,18 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const mailer = new Mailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, outboxDir: config.mail.outboxDir, logger });
 
   const metrics = new ServiceMetrics();
+  const eventRepo = new EventRepository(db);
+  const deliveryQueue = new DeliveryQueue({ url: database.url, heartbeatSeconds: 10, concurrency: config.webhooks.concurrency }, logger);
+  const outbox = new EventOutbox({ db, events: eventRepo, queue: deliveryQueue });
   const userRepo = new UserRepository(db);
   const walletRepo = new WalletRepository(db);
   const kinds = standardKinds();
   const transactionRepo = new TransactionRepository(db, kinds.recordKinds);
-  const paymentRepo = new PaymentRepository(db);
+  const paymentRepo = new PaymentRepository(db, outbox);
   const journalRepo = new JournalRepository(db);
   const idempotency = new IdempotencyRepository(db);
   const timing = config.ledger;
-  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger, kinds });
+  const ledgerModule = ledgerFromConfig(config, { database, journal: journalRepo, idempotency, wallets: walletRepo, cipher, logger, kinds, events: outbox });
   // The metrics listen to what sending reports; nothing in the ledger module calls them.
   const sendEvents = ledgerModule.accounts.sender.events;
   sendEvents.on('result', (code) => metrics.countLedgerResult(code));
@@ -176,7 +182,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const approvals = new ApprovalService({ db, approvals: approvalRepo, ledger });
   const { paystack, payments, paymentSweep, reversals, webhookEvents, webhookInbox, payoutAccounts, withdrawals } = paymentsFromConfig(
     config,
-    { db, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
+    { db, events: outbox, payments: paymentRepo, users: userRepo, wallets: walletRepo, reversals: reversalRepo, journal, reads: tokenReads, logger },
     { mintWaitMs: options.mintWaitMs ?? 10_000 },
   );
   // Deletions and credential changes made here are seen at once (forget); made by another
@@ -292,7 +298,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
         wallets: walletRepo,
         payments: paymentRepo,
         reversals: reversalRepo,
-        withdrawals: new WithdrawalRepository(db),
+        withdrawals: new WithdrawalRepository(db, outbox),
         movements: ledgerModule.movements,
         provider: paystack,
         asset: ready.asset,

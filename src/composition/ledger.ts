@@ -13,6 +13,7 @@ import { EntryJobs } from '../ledger/entry-jobs';
 import type { KindRegistry } from '../ledger/kinds/registry';
 import { Journal } from '../ledger/journal';
 import { JournalReconciler } from '../ledger/journal-reconciler';
+import type { EventAppender } from '../db/repositories/event.repository';
 import { LedgerAccounts, type LedgerOptions } from '../ledger/ledger-accounts';
 import { LedgerBootstrap } from '../ledger/ledger-bootstrap';
 import { LedgerFollower } from '../ledger/ledger-follower';
@@ -30,6 +31,8 @@ export interface JournalParts {
   logger: Logger;
   /** The kinds of ledger write (src/ledger/kinds/registry.ts). */
   kinds: KindRegistry;
+  /** The outbox: settlements and followed movements write their events through it. */
+  events: EventAppender;
 }
 
 /** The ledger API the configuration names: Stellar RPC or Horizon, each over HTTP (the embedded sandbox speaks both). */
@@ -98,7 +101,7 @@ export function ledgerFromConfig(config: Config, parts: JournalParts): LedgerMod
     { leaseMs: ledger.leaseMs, batchSize: 200 },
     parts.logger,
   );
-  const movements = new MovementRepository(parts.database.db);
+  const movements = new MovementRepository(parts.database.db, parts.events);
   const follower = new LedgerFollower(
     {
       client,

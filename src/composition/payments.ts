@@ -1,6 +1,7 @@
 import { Networks } from '@stellar/stellar-sdk';
 import { PaystackClient } from '../clients/paystack.client';
 import type { Config } from '../config/env';
+import type { EventTransactions } from '../db/repositories/event.repository';
 import type { Database } from '../db/client';
 import type { PaymentRepository } from '../db/repositories/payment.repository';
 import type { ReversalRepository } from '../db/repositories/reversal.repository';
@@ -24,6 +25,8 @@ import { WithdrawalService } from '../services/withdrawal.service';
 /** What the payment use cases are built from: the stores, the journal's writes and reads of the network. */
 export interface PaymentParts {
   db: Database;
+  /** The outbox: a withdrawal's moves that tell its user commit with their events. */
+  events: EventTransactions;
   payments: PaymentRepository;
   users: UserRepository;
   wallets: WalletRepository;
@@ -78,9 +81,9 @@ export function paymentsFromConfig(config: Config, parts: PaymentParts, options:
   const payoutAccountRepo = new PayoutAccountRepository(parts.db);
   const payoutAccounts = new PayoutAccountService(paystack, payoutAccountRepo);
   const withdrawals = new WithdrawalService({
-    db: parts.db,
+    events: parts.events,
     log: new AdminLogRepository(parts.db),
-    withdrawals: new WithdrawalRepository(parts.db),
+    withdrawals: new WithdrawalRepository(parts.db, parts.events),
     accounts: payoutAccountRepo,
     wallets: parts.wallets,
     reversals: parts.reversals,

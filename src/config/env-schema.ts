@@ -98,6 +98,15 @@ const envSchema = z.object({
   WITHDRAWAL_MIN_NAIRA: nairaText.prefault('100'),
   WITHDRAWAL_DAILY_LIMIT_NAIRA: nairaText.prefault('1000000'),
   WITHDRAWAL_CHECK_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  // Events to client apps (CONTRACT 13): how long events are kept, and the webhook deliveries'
+  // retry schedule (seconds after each failed attempt), timeout and parallelism.
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be seconds separated by commas')
+    .default('5,300,1800,7200,18000,36000,36000'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),

@@ -91,6 +91,20 @@ export interface Config {
    * admin (0: every one). Undefined: none does.
    */
   mintApprovalThresholdStroops: bigint | undefined;
+  events: {
+    /** Events older than this are deleted (webhook replay and the stream reach back this far). */
+    retentionDays: number;
+  };
+  webhooks: {
+    /** After the first attempt fails, the waits before each retry (ms); when they are spent the delivery is `failed`. */
+    retryScheduleMs: number[];
+    /** An endpoint that has not answered within this is a failed attempt. */
+    timeoutMs: number;
+    /** Deliveries one process makes at once. */
+    concurrency: number;
+    /** Endpoints on loopback addresses (and over http) are allowed: never in production. */
+    allowLoopback: boolean;
+  };
   withdrawals: {
     /** The smallest withdrawal, in kobo. */
     minKobo: bigint;
@@ -189,6 +203,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mintApprovalThresholdStroops: env.MINT_APPROVAL_THRESHOLD === undefined ? undefined : parseLedgerAmount(env.MINT_APPROVAL_THRESHOLD),
     withdrawals: { minKobo: env.WITHDRAWAL_MIN_NAIRA, dailyLimitKobo: env.WITHDRAWAL_DAILY_LIMIT_NAIRA, checkRetryMs: env.WITHDRAWAL_CHECK_RETRY_MS },
+    events: { retentionDays: env.EVENT_RETENTION_DAYS },
+    webhooks: {
+      retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.split(',').map((seconds) => Number(seconds) * 1000),
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
+      allowLoopback: env.NODE_ENV !== 'production',
+    },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, outboxDir: path.join(dataDir, 'outbox') },

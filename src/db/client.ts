@@ -18,6 +18,8 @@ export interface DatabaseHandle {
    * database never act on one ledger account at once.
    */
   withLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /** The server's postgres:// URL: what opens connections of its own (the job queue, the event listener). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,7 @@ async function openPostgres(url: string, poolSize: number, applicationName: stri
   };
   return {
     db: db as unknown as Database,
+    url,
     withLock: (key, fn) => locally(key, () => withSessionLock(key, fn)),
     close: async () => {
       await (await lockClient?.catch(() => undefined))?.end();

@@ -9,6 +9,7 @@ export * from './journal-schema';
 export * from './withdrawal-schema';
 export * from './admin-log-schema';
 export * from './movement-schema';
+export * from './event-schema';
 
 export const users = pgTable(
   'users',

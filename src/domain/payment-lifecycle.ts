@@ -1,3 +1,5 @@
+import type { EventType } from './events';
+
 /**
  * A purchase's life, in one place. Every stored state and every move between them is named here;
  * the repository turns each move into one conditional statement (`where status in (from)`), so two
@@ -38,31 +40,35 @@ export type PaymentState = (typeof PAYMENT_STATES)[number];
 export interface Transition {
   from: readonly PaymentState[];
   to: PaymentState;
+  /** The event the move writes for the buyer, in the move's transaction (CONTRACT.md section 13). */
+  event?: PaymentEventType;
 }
+
+export type PaymentEventType = Extract<EventType, `payment.${string}`>;
 
 export const TRANSITIONS = {
   /** The provider says success for the recorded amount: the reference is consumed. */
   paid: { from: ['initialized', 'failed'], to: 'paid' },
   /** The provider says the charge failed: recorded, and still consumable by a later success. */
-  providerFailed: { from: ['initialized'], to: 'failed' },
+  providerFailed: { from: ['initialized'], to: 'failed', event: 'payment.failed' },
   /** Never minted, with a reason (amount or currency mismatch, reversed before paid, test mode on the public network). */
-  refused: { from: ['initialized', 'failed'], to: 'failed' },
+  refused: { from: ['initialized', 'failed'], to: 'failed', event: 'payment.failed' },
   /** The mint's journal entry is committed in the same transaction. */
   mintStarted: { from: ['paid'], to: 'minting' },
   /** The ledger applied the mint. */
-  mintConfirmed: { from: ['minting'], to: 'minted' },
+  mintConfirmed: { from: ['minting'], to: 'minted', event: 'payment.minted' },
   /** The ledger refused the mint because the wallet is not there yet: wait for it, mint again. */
   mintNotYet: { from: ['minting'], to: 'paid' },
   /** The ledger refused the mint for good (or the not-yet refusals ran out). */
-  mintRefused: { from: ['minting'], to: 'failed' },
+  mintRefused: { from: ['minting'], to: 'failed', event: 'payment.failed' },
   /** All the purchase's tokens went to settle the buyer's debt (reversals the wallet could not give back): nothing to mint. */
-  mintCoveredByDebt: { from: ['paid'], to: 'minted' },
+  mintCoveredByDebt: { from: ['paid'], to: 'minted', event: 'payment.minted' },
   /** A chargeback opened on a minted payment: its tokens are held. */
   disputeOpened: { from: ['minted'], to: 'disputed' },
   /** The merchant won the chargeback: the tokens are the buyer's again. */
   disputeWon: { from: ['disputed'], to: 'minted' },
   /** Money went back to the buyer after the mint (a refund, a lost chargeback): its tokens are taken back. */
-  reversed: { from: ['minted', 'disputed', 'reversed'], to: 'reversed' },
+  reversed: { from: ['minted', 'disputed', 'reversed'], to: 'reversed', event: 'payment.reversed' },
 } as const satisfies Record<string, Transition>;
 
 export type TransitionName = keyof typeof TRANSITIONS;

@@ -1,3 +1,5 @@
+import type { EventType } from './events';
+
 /**
  * A withdrawal's life (tokens out of the wallet, Naira to the user's bank account), in one place.
  * Every stored state and every move is named here; the repository makes each move one conditional
@@ -47,7 +49,11 @@ export type WithdrawalState = (typeof WITHDRAWAL_STATES)[number];
 export interface WithdrawalTransition {
   from: readonly WithdrawalState[];
   to: WithdrawalState;
+  /** The event the move writes for the user, in its own statement's transaction (CONTRACT.md section 13). */
+  event?: WithdrawalEventType;
 }
+
+export type WithdrawalEventType = Extract<EventType, `withdrawal.${string}`>;
 
 /** States in which a transfer under the withdrawal's reference may exist at the provider. */
 const TRANSFER_MAY_EXIST: readonly WithdrawalState[] = ['sending', 'waiting_float', 'processing', 'awaiting_otp'];
@@ -56,11 +62,11 @@ export const WITHDRAWAL_TRANSITIONS = {
   /** The debit's journal entry is committed in the same transaction. */
   debitStarted: { from: ['requested'], to: 'debiting' },
   /** The ledger applied the debit: the tokens are out of the wallet, the payout may start. */
-  debitConfirmed: { from: ['debiting'], to: 'debited' },
+  debitConfirmed: { from: ['debiting'], to: 'debited', event: 'withdrawal.debited' },
   /** The ledger refused the debit (the wallet no longer held the tokens): nothing moved. */
-  debitRefused: { from: ['debiting'], to: 'debit_failed' },
+  debitRefused: { from: ['debiting'], to: 'debit_failed', event: 'withdrawal.failed' },
   /** An admin's cancel before the debit was written. */
-  cancelled: { from: ['requested'], to: 'cancelled' },
+  cancelled: { from: ['requested'], to: 'cancelled', event: 'withdrawal.failed' },
   /** A transfer call is about to be made (counted before it goes, so a crash mid-call is known). */
   transferStarted: { from: ['debited', 'sending'], to: 'sending' },
   /** The provider's balance cannot pay it: nothing was created, the same reference is tried later. */
@@ -70,16 +76,16 @@ export const WITHDRAWAL_TRANSITIONS = {
   /** Not final yet (pending, received). Not from `processing` itself: asking again is no move, and keeps the sweep's backoff. */
   transferPending: { from: ['sending', 'waiting_float', 'awaiting_otp'], to: 'processing' },
   transferNeedsOtp: { from: ['sending', 'waiting_float', 'processing'], to: 'awaiting_otp' },
-  transferSucceeded: { from: TRANSFER_MAY_EXIST, to: 'paid' },
+  transferSucceeded: { from: TRANSFER_MAY_EXIST, to: 'paid', event: 'withdrawal.paid' },
   /** The provider's final word that the transfer did not pay (or refused it outright, creating nothing). */
-  transferFailed: { from: TRANSFER_MAY_EXIST, to: 'refund_due' },
+  transferFailed: { from: TRANSFER_MAY_EXIST, to: 'refund_due', event: 'withdrawal.failed' },
   /** The money came back to the provider's balance, even days after success. */
-  transferReversed: { from: ['paid', ...TRANSFER_MAY_EXIST], to: 'refund_due' },
+  transferReversed: { from: ['paid', ...TRANSFER_MAY_EXIST], to: 'refund_due', event: 'withdrawal.failed' },
   /** An admin's cancel after the debit, only while no call may have created a transfer. */
-  cancelledAfterDebit: { from: ['debited', 'waiting_float'], to: 'refund_due' },
+  cancelledAfterDebit: { from: ['debited', 'waiting_float'], to: 'refund_due', event: 'withdrawal.failed' },
   /** The refund's journal entry is committed in the same transaction. */
   refundStarted: { from: ['refund_due'], to: 'refunding' },
-  refundConfirmed: { from: ['refunding'], to: 'refunded' },
+  refundConfirmed: { from: ['refunding'], to: 'refunded', event: 'withdrawal.refunded' },
   /** The ledger refused the refund: it is written again later. */
   refundRefused: { from: ['refunding'], to: 'refund_due' },
 } as const satisfies Record<string, WithdrawalTransition>;

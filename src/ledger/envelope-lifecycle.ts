@@ -1,5 +1,6 @@
 import { LedgerRejectedError } from '../clients/ledger-errors';
 import type { Database } from '../db/client';
+import { EventBatch, walletEventsOf, type EventAppender } from '../db/repositories/event.repository';
 import type { AppliedEnvelope, EntryRow, EntryVerdict, JournalRepository } from '../db/repositories/journal.repository';
 import { isFinalRefusal } from './entry-verdict';
 import type { KindRegistry } from './kinds/registry';
@@ -25,20 +26,36 @@ export interface FailOptions {
  * meets its fate.
  */
 export class EnvelopeLifecycle {
-  constructor(private readonly deps: { db: Database; repository: JournalRepository; kinds: KindRegistry }) {}
+  /**
+   * Kinds whose confirmation writes more than the envelope and its entries: what their kind
+   * changes, or the wallet events of a record (CONTRACT.md section 13).
+   */
+  private readonly confirmingInTransaction: string[];
+  private readonly records: Set<string>;
+
+  constructor(private readonly deps: { db: Database; repository: JournalRepository; kinds: KindRegistry; events: EventAppender }) {
+    this.records = new Set(deps.kinds.recordKinds);
+    this.confirmingInTransaction = [...new Set([...deps.kinds.confirming, ...deps.kinds.recordKinds])];
+  }
 
   /**
    * The ledger applied the envelope (`hash`, its inner transaction). False when it was not open:
-   * settled elsewhere. Entries whose kinds change nothing else when confirmed (a transfer) are
-   * confirmed by one statement; the others with what their kinds change, in one transaction.
+   * settled elsewhere. Entries whose kinds change nothing else when confirmed (the bootstrap's
+   * writes, an activation) are confirmed by one statement; the others with what their kinds change
+   * and the events they tell users (a record's wallet events, a payment minted), in one transaction.
    */
   async confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
-    const alone = await this.deps.repository.confirmEnvelopeAlone(envelopeId, applied, this.deps.kinds.confirming);
+    const alone = await this.deps.repository.confirmEnvelopeAlone(envelopeId, applied, this.confirmingInTransaction);
     if (alone !== 'with_effects') return alone === 'confirmed';
     return this.deps.db.transaction(async (tx) => {
       const entries = await this.deps.repository.confirmEnvelope(tx, envelopeId, applied);
       if (!entries) return false;
-      for (const [kind, ofKind] of byKind(entries)) await this.deps.kinds.of(kind).confirmed?.(tx, ofKind, hash);
+      const events = new EventBatch();
+      for (const [kind, ofKind] of byKind(entries)) await this.deps.kinds.of(kind).confirmed?.(tx, ofKind, hash, events);
+      for (const e of entries.filter((entry) => this.records.has(entry.kind))) {
+        events.add(...walletEventsOf({ transactionId: e.id, ledgerTransactionId: hash, from: e.fromPublicKey, to: e.toPublicKey, stroops: e.amountStroops, assetCode: e.assetCode, origin: 'service' }));
+      }
+      await this.deps.events.append(tx, events.drafts);
       return true;
     });
   }
@@ -55,7 +72,9 @@ export class EnvelopeLifecycle {
       const move = options.proven ? 'neverApplies' : 'refused';
       const failed = await this.deps.repository.failEnvelope(tx, envelopeId, move, failure, verdicts, options.ledger);
       if (!failed) return false;
-      for (const [kind, ofKind] of byKind(failed)) await this.deps.kinds.of(kind).failed?.(tx, ofKind);
+      const events = new EventBatch();
+      for (const [kind, ofKind] of byKind(failed)) await this.deps.kinds.of(kind).failed?.(tx, ofKind, events);
+      await this.deps.events.append(tx, events.drafts);
       return true;
     });
   }

@@ -7,6 +7,7 @@ import { FeeBumper } from './fee-bumper';
 import { FeePolicy, type FeePolicyOptions } from './fee-policy';
 import { WalletSubmitters } from './wallet-submitters';
 import { loadSystemKeys, type SystemKeys } from './system-accounts';
+import type { EventAppender } from '../db/repositories/event.repository';
 import type { LedgerApi } from '../clients/ledger-api';
 import type { DatabaseHandle } from '../db/client';
 import type { JournalRepository } from '../db/repositories/journal.repository';
@@ -19,6 +20,8 @@ import type { KindRegistry } from './kinds/registry';
 /** What the journal is built with (container.ts): its stores, the ledger client, keys, timing and fees. */
 export interface LedgerOptions {
   client: LedgerApi;
+  /** Where a settlement's events go, in its transaction (CONTRACT.md section 13). */
+  events: EventAppender;
   database: DatabaseHandle;
   journal: JournalRepository;
   /** The kinds of write the journal knows (kinds/registry.ts). */
@@ -90,7 +93,7 @@ export class LedgerAccounts {
   constructor(private readonly options: LedgerOptions) {
     this.walletSubmitters = new WalletSubmitters(options.walletSubmitterLimit);
     this.feePolicy = new FeePolicy(options.client, options.fees);
-    this.lifecycle = new EnvelopeLifecycle({ db: options.database.db, repository: options.journal, kinds: options.kinds });
+    this.lifecycle = new EnvelopeLifecycle({ db: options.database.db, repository: options.journal, kinds: options.kinds, events: options.events });
     this.sender = new EnvelopeSender({
       client: options.client,
       journal: options.journal,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { PaystackClient, ProviderTransfer } from '../clients/paystack.client';
-import type { Database } from '../db/client';
+import type { EventTransactions } from '../db/repositories/event.repository';
 import { appendAdminLog, type AdminLogRepository } from '../db/repositories/admin-log.repository';
 import type { AdminActor } from '../domain/admin-log';
 import type { PayoutAccountRepository } from '../db/repositories/payout-account.repository';
@@ -33,8 +33,8 @@ export interface WithdrawalOptions {
 }
 
 export interface WithdrawalDeps {
-  /** The admin's cancel and its log row commit together. */
-  db: Database;
+  /** The admin's cancel, its log row and the user's event commit together. */
+  events: EventTransactions;
   log: AdminLogRepository;
   withdrawals: WithdrawalRepository;
   accounts: PayoutAccountRepository;
@@ -194,8 +194,8 @@ export class WithdrawalService extends QueueWorker<WithdrawalRow> {
    */
   async cancel(id: string, actor: AdminActor): Promise<WithdrawalRow> {
     await this.existing(id);
-    const cancelled = await this.deps.db.transaction(async (tx) => {
-      const row = await this.deps.withdrawals.cancel(id, 'Cancelled by an admin', tx);
+    const cancelled = await this.deps.events.run(async (tx, events) => {
+      const row = await this.deps.withdrawals.cancel(tx, events, id, 'Cancelled by an admin');
       if (row) await appendAdminLog(tx, { ...actor, action: 'withdrawal.cancel', target: id, details: { status: row.status } });
       return row;
     });

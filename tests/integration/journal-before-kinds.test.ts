@@ -8,6 +8,7 @@ import { ENTRY_KINDS, paymentReversals, payments, users, wallets } from '../../s
 import { EnvelopeLifecycle } from '../../src/ledger/envelope-lifecycle';
 import { standardKinds } from '../../src/ledger/kinds/registry';
 import { resetDatabase } from '../helpers/database';
+import { outboxOf } from '../helpers/outbox';
 import { queryRows } from '../helpers/database-state';
 import { testDatabase } from '../helpers/test-app';
 
@@ -62,7 +63,7 @@ describe('a journal written before the entry kinds', () => {
     expect(stored.map((kind) => kinds.of(kind).name).sort()).toEqual([...stored].sort());
 
     const repository = new JournalRepository(db);
-    const lifecycle = new EnvelopeLifecycle({ db, repository, kinds });
+    const lifecycle = new EnvelopeLifecycle({ db, repository, kinds, events: outboxOf(database) });
     expect(await lifecycle.confirm(confirmed.envelopeId, 'a'.repeat(64), { ledger: 42 })).toBe(true);
     // Refused through the clawback kind's own rule: its operation refused is final.
     const over = await lifecycle.refused(refused.envelopeId, new LedgerRejectedError('tx_failed', ['op_not_clawback_enabled']), [{ entryId: refused.entryIds[0]!, kind: 'clawback', operations: 1 }]);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../../src/db/client';
+import type { Database, DatabaseHandle } from '../../src/db/client';
 import { JournalRepository, type NewEntry, type NewEnvelope } from '../../src/db/repositories/journal.repository';
 import { idempotencyKeyBound, type IdempotencyClaim } from '../../src/db/repositories/idempotency.repository';
 import { commitEntry, type Committed as CommitResult } from '../../src/ledger/entry-commit';
@@ -10,6 +10,7 @@ import type { WithdrawalState } from '../../src/domain/withdrawal-lifecycle';
 import { ApprovalRepository } from '../../src/db/repositories/approval.repository';
 import { approvals, idempotencyKeys, ledgerEntries, ledgerEnvelopes, paymentReversals, payments, withdrawals } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
+import { outboxOf } from '../helpers/outbox';
 import { testDatabase } from '../helpers/test-app';
 import { testDatabaseUrl } from '../helpers/database';
 import { eventually } from '../helpers/eventually';
@@ -25,9 +26,10 @@ import { openDatabase } from '../../src/db/client';
 const LEASE_MS = 15_000;
 
 let db: Database;
+let database: DatabaseHandle;
 let journal: JournalRepository;
 beforeEach(async () => {
-  const database = await testDatabase();
+  database = await testDatabase();
   await resetDatabase(database);
   db = database.db;
   journal = new JournalRepository(db);
@@ -51,7 +53,7 @@ function oneWinner(results: CommitResult[]): [Extract<CommitResult, { committed:
 
 /** A payment the provider confirmed (paid), whose reference a mint may consume. */
 async function paidPayment(): Promise<{ reference: string; userId: string }> {
-  const repo = new PaymentRepository(db);
+  const repo = new PaymentRepository(db, outboxOf(database));
   const reference = `wlt-${crypto.randomUUID()}`;
   const userId = crypto.randomUUID();
   await repo.insertInitialized({ reference, userId, amountKobo: 50_000n }, 0);
@@ -132,7 +134,7 @@ describe('commitEntry: one entry per claim, whoever races', () => {
   });
 
   it('never consumes a reference the provider has not confirmed (still initialized): nothing is written', async () => {
-    const repo = new PaymentRepository(db);
+    const repo = new PaymentRepository(db, outboxOf(database));
     const reference = `wlt-${crypto.randomUUID()}`;
     await repo.insertInitialized({ reference, userId: crypto.randomUUID(), amountKobo: 50_000n }, 0);
 

@@ -5,6 +5,7 @@ import { PaymentRepository } from '../../src/db/repositories/payment.repository'
 import { ReversalRepository } from '../../src/db/repositories/reversal.repository';
 import { paymentReversals, payments } from '../../src/db/schema';
 import { resetDatabase } from '../helpers/database';
+import { outboxOf } from '../helpers/outbox';
 import { testDatabase } from '../helpers/test-app';
 
 // A paid purchase decides once how much of its buyer's debt it settles. A buyer who owes nothing
@@ -17,7 +18,7 @@ beforeEach(async () => {
   const database = await testDatabase();
   await resetDatabase(database);
   db = database.db;
-  repo = new PaymentRepository(db);
+  repo = new PaymentRepository(db, outboxOf(database));
 });
 
 async function paidPurchase(userId: string, fields: Partial<typeof payments.$inferInsert> = {}): Promise<string> {

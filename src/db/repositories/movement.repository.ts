@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../client';
 import { archivedWallets, ledgerFollowCursor, ledgerFollowGaps, ledgerMovements, wallets } from '../schema';
+import { walletEventsOf, type EventAppender } from './event.repository';
 import { msFromNow } from './leased-claims';
 
 export type MovementRow = typeof ledgerMovements.$inferSelect;
@@ -23,7 +24,10 @@ const FOLLOWER = 'ledger';
  * page read twice, changes nothing).
  */
 export class MovementRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventAppender,
+  ) {}
 
   /**
    * The position, leased to `owner` until `leaseMs` from now; undefined while another process holds
@@ -71,7 +75,10 @@ export class MovementRepository {
         .where(and(eq(ledgerFollowCursor.name, FOLLOWER), eq(ledgerFollowCursor.leaseOwner, owner), ...samePosition(from)))
         .returning({ ledger: ledgerFollowCursor.ledger });
       if (moved.length === 0) return false;
-      if (movements.length > 0) await tx.insert(ledgerMovements).values(movements).onConflictDoNothing();
+      if (movements.length === 0) return true;
+      // Only the movements this page records for the first time tell their users (a page read again records nothing).
+      const recorded = await tx.insert(ledgerMovements).values(movements).onConflictDoNothing().returning();
+      await this.events.append(tx, recorded.flatMap(movementEvents));
       return true;
     });
   }
@@ -131,6 +138,20 @@ export class MovementRepository {
   async all(): Promise<MovementRow[]> {
     return this.db.select().from(ledgerMovements).orderBy(asc(ledgerMovements.ledger), asc(ledgerMovements.ledgerTransactionId), asc(ledgerMovements.operationIndex));
   }
+}
+
+/** A followed movement's wallet events, in the order the ledger applied it. */
+function movementEvents(row: MovementRow) {
+  return walletEventsOf({
+    transactionId: row.id,
+    ledgerTransactionId: row.ledgerTransactionId,
+    from: row.fromPublicKey,
+    to: row.toPublicKey,
+    stroops: row.amountStroops,
+    assetCode: row.assetCode,
+    ...(row.sentStroops !== null && row.sentAssetCode !== null ? { sent: { stroops: row.sentStroops, assetCode: row.sentAssetCode } } : {}),
+    origin: 'ledger',
+  });
 }
 
 /** The position compared as stored: the cursor null-safe. */

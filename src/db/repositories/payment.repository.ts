@@ -1,9 +1,10 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, lt, or, sql, type Placeholder, type SQL } from 'drizzle-orm';
-import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type TransitionName } from '../../domain/payment-lifecycle';
+import { MINT_NOT_YET_CODES, MINT_NOT_YET_LIMIT, TRANSITIONS, UNFINISHED_STATES, type PaymentState, type Transition, type TransitionName } from '../../domain/payment-lifecycle';
 import type { PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '../client';
 import { payments, wallets } from '../schema';
 import type { ClaimStatement } from './journal.repository';
+import { paymentEventOf, type EventSink, type EventTransactions } from './event.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { placeholderValue } from './placeholders';
 import { owedStroopsOf } from './reversal.repository';
@@ -29,7 +30,10 @@ export class PaymentRepository {
   private readonly paid;
   private readonly settlesNoDebt;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventTransactions,
+  ) {
     const reference = eq(payments.reference, sql.placeholder('reference'));
     this.byReference = db.select().from(payments).where(reference).prepare('payments_find');
     const now = placeholderValue('now');
@@ -60,7 +64,7 @@ export class PaymentRepository {
 
   /** A move that writes nothing else, outside any transaction (disputes, reversals). */
   moveNow(reference: string, move: 'disputeOpened' | 'disputeWon' | 'reversed'): Promise<PaymentRow | undefined> {
-    return movePayment(this.db, reference, move);
+    return this.moveWithEvent(reference, move);
   }
 
   /** The provider's success for the recorded amount: the reference is consumed (one caller wins). */
@@ -84,16 +88,23 @@ export class PaymentRepository {
   }
 
   recordProviderFailed(reference: string, payload: unknown): Promise<PaymentRow | undefined> {
-    return movePayment(this.db, reference, 'providerFailed', { providerPayload: payload });
+    return this.moveWithEvent(reference, 'providerFailed', { providerPayload: payload });
   }
 
   recordRefused(reference: string, reason: string, payload: unknown): Promise<PaymentRow | undefined> {
-    return movePayment(this.db, reference, 'refused', { failureReason: reason, providerPayload: payload, nextCheckAt: null });
+    return this.moveWithEvent(reference, 'refused', { failureReason: reason, providerPayload: payload, nextCheckAt: null });
   }
 
   /** A purchase whose tokens all went to settle the buyer's debt: nothing to mint, it is done. */
   recordCoveredByDebt(reference: string, destinationPublicKey: string): Promise<PaymentRow | undefined> {
-    return movePayment(this.db, reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
+    return this.moveWithEvent(reference, 'mintCoveredByDebt', { tokensStroops: 0n, destinationPublicKey, nextCheckAt: null });
+  }
+
+  /** A move on its own; one that tells the buyer (its transition names an event) commits with its event. */
+  private moveWithEvent(reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
+    const transition: Transition = TRANSITIONS[move];
+    if (!transition.event) return movePayment(this.db, undefined, reference, move, fields);
+    return this.events.run((tx, events) => movePayment(tx, events, reference, move, fields));
   }
 
   /** The payment, locked for the caller's transaction (FOR UPDATE): one settlement of its debt at a time. */
@@ -151,8 +162,13 @@ export class PaymentRepository {
 
 /** The ledger applied these payments' mints. */
 /** Makes `move` if the payment is in one of its `from` states (one conditional statement); undefined if another caller got there first. */
-async function movePayment(executor: Executor, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
+async function movePayment(executor: Executor, events: EventSink | undefined, reference: string, move: TransitionName, fields: MoveFields = {}): Promise<PaymentRow | undefined> {
   const [row] = await moveUpdate(executor, move, reference, { ...fields, updatedAt: new Date() }).returning();
+  const { event } = TRANSITIONS[move] as Transition;
+  if (row && event) {
+    if (!events) throw new Error(`the payment move ${move} tells the buyer: it needs the transaction's events`);
+    events.add(paymentEventOf(row, event));
+  }
   return row;
 }
 
@@ -197,12 +213,14 @@ export const paymentMintStartedStatement: ClaimStatement = {
     ),
 };
 
-export async function paymentMintsConfirmed(tx: Executor, references: string[], hash: string): Promise<void> {
+export async function paymentMintsConfirmed(tx: Executor, events: EventSink, references: string[], hash: string): Promise<void> {
   if (references.length === 0) return;
-  await tx
+  const minted = await tx
     .update(payments)
     .set({ status: TRANSITIONS.mintConfirmed.to, mintTxHash: hash, updatedAt: new Date() })
-    .where(and(inArray(payments.reference, references), inArray(payments.status, TRANSITIONS.mintConfirmed.from)));
+    .where(and(inArray(payments.reference, references), inArray(payments.status, TRANSITIONS.mintConfirmed.from)))
+    .returning();
+  events.add(...minted.map((row) => paymentEventOf(row, TRANSITIONS.mintConfirmed.event)));
 }
 
 /**
@@ -210,7 +228,7 @@ export async function paymentMintsConfirmed(tx: Executor, references: string[], 
  * MINT_NOT_YET_CODES) sends it back to `paid`, due for the sweep, until MINT_NOT_YET_LIMIT;
  * anything else fails it with the ledger's code.
  */
-export async function paymentMintRefused(tx: Executor, reference: string, code: string): Promise<void> {
+export async function paymentMintRefused(tx: Executor, events: EventSink, reference: string, code: string): Promise<void> {
   if (MINT_NOT_YET_CODES.has(code)) {
     const [back] = await tx
       .update(payments)
@@ -219,10 +237,12 @@ export async function paymentMintRefused(tx: Executor, reference: string, code: 
       .returning({ reference: payments.reference });
     if (back) return;
   }
-  await tx
+  const failed = await tx
     .update(payments)
     .set({ status: TRANSITIONS.mintRefused.to, failureReason: `The ledger refused the mint (${code})`, updatedAt: new Date() })
-    .where(and(eq(payments.reference, reference), inArray(payments.status, TRANSITIONS.mintRefused.from)));
+    .where(and(eq(payments.reference, reference), inArray(payments.status, TRANSITIONS.mintRefused.from)))
+    .returning();
+  events.add(...failed.map((row) => paymentEventOf(row, TRANSITIONS.mintRefused.event)));
 }
 
 /** `status in (from)`, where `failed` counts only while it carries no reason. */

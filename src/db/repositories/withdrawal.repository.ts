@@ -6,9 +6,11 @@ import {
   WITHDRAWAL_TRANSITIONS,
   type WithdrawalMove,
   type WithdrawalState,
+  type WithdrawalTransition,
 } from '../../domain/withdrawal-lifecycle';
 import type { Database, Executor } from '../client';
 import { withdrawals } from '../schema';
+import { withdrawalEventOf, type EventSink, type EventTransactions } from './event.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { first, rowsOf } from './rows';
 
@@ -33,7 +35,10 @@ type MoveFields = Partial<Pick<WithdrawalRow, 'transferCode' | 'providerStatus' 
  * request, the sweep, the webhook inbox, an admin, other processes) exactly one makes a given move.
  */
 export class WithdrawalRepository {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventTransactions,
+  ) {}
 
   /**
    * Records a request, under the user's withdrawal lock: two requests of one user queue here, so
@@ -83,13 +88,15 @@ export class WithdrawalRepository {
 
   /** Makes `move` if the withdrawal is in one of its `from` states; undefined when another caller moved it first. */
   move(id: string, move: WithdrawalMove, fields: MoveFields = {}, also?: SQL): Promise<WithdrawalRow | undefined> {
-    return moveWithdrawal(this.db, id, move, fields, also);
+    const transition: WithdrawalTransition = WITHDRAWAL_TRANSITIONS[move];
+    if (!transition.event) return moveWithdrawal(this.db, undefined, id, move, fields, also);
+    return this.events.run((tx, events) => moveWithdrawal(tx, events, id, move, fields, also));
   }
 
   /** Counts a transfer call before it goes out (debited / sending -> sending; a retry for the float stays waiting_float). */
   async transferStarted(id: string): Promise<WithdrawalRow | undefined> {
     const counted = { transferCalls: sql`${withdrawals.transferCalls} + 1` };
-    return (await moveWithdrawal(this.db, id, 'floatRetried', counted)) ?? moveWithdrawal(this.db, id, 'transferStarted', counted);
+    return (await moveWithdrawal(this.db, undefined, id, 'floatRetried', counted)) ?? moveWithdrawal(this.db, undefined, id, 'transferStarted', counted);
   }
 
   /**
@@ -99,17 +106,17 @@ export class WithdrawalRepository {
    */
   async refusedOutright(id: string, move: 'floatShort' | 'transferFailed', reason: string): Promise<WithdrawalRow | undefined> {
     const nothingElse = move === 'transferFailed' ? sql`${withdrawals.transferCalls} = ${withdrawals.cleanRefusals} + 1` : undefined;
-    return moveWithdrawal(this.db, id, move, { reason, cleanRefusals: sql`${withdrawals.cleanRefusals} + 1` }, nothingElse);
+    return this.move(id, move, { reason, cleanRefusals: sql`${withdrawals.cleanRefusals} + 1` }, nothingElse);
   }
 
   /**
    * An admin's cancel: before the debit, nothing to give back (cancelled); after it, only while no
    * call can have created a transfer (every call refused outright), the tokens come back (refund_due).
    */
-  async cancel(id: string, reason: string, executor: Executor = this.db): Promise<WithdrawalRow | undefined> {
-    const before = await moveWithdrawal(executor, id, 'cancelled', { reason });
+  async cancel(tx: Executor, events: EventSink, id: string, reason: string): Promise<WithdrawalRow | undefined> {
+    const before = await moveWithdrawal(tx, events, id, 'cancelled', { reason });
     if (before) return before;
-    return moveWithdrawal(executor, id, 'cancelledAfterDebit', { reason, nextCheckAt: new Date() }, sql`${withdrawals.transferCalls} = ${withdrawals.cleanRefusals}`);
+    return moveWithdrawal(tx, events, id, 'cancelledAfterDebit', { reason, nextCheckAt: new Date() }, sql`${withdrawals.transferCalls} = ${withdrawals.cleanRefusals}`);
   }
 
   /** Due withdrawals, leased to the caller (SKIP LOCKED: one process per withdrawal at a time). */
@@ -144,8 +151,8 @@ async function usedToday(tx: Executor, userId: string): Promise<bigint> {
 }
 
 /** One conditional statement: `move` if the withdrawal is in one of its `from` states (and `also` holds). */
-async function moveWithdrawal(executor: Executor, id: string, move: WithdrawalMove, fields: MoveFields = {}, also?: SQL): Promise<WithdrawalRow | undefined> {
-  const { from, to } = WITHDRAWAL_TRANSITIONS[move];
+async function moveWithdrawal(executor: Executor, events: EventSink | undefined, id: string, move: WithdrawalMove, fields: MoveFields = {}, also?: SQL): Promise<WithdrawalRow | undefined> {
+  const { from, to, event } = WITHDRAWAL_TRANSITIONS[move] as WithdrawalTransition;
   // A move to another status restarts the sweep's backoff and the status's age; one to the status it has
   // (asking again, a retry while waiting for the float) keeps both, so delays grow and gauges stay true.
   const changed = sql`${withdrawals.status} <> ${to}`;
@@ -160,6 +167,10 @@ async function moveWithdrawal(executor: Executor, id: string, move: WithdrawalMo
     })
     .where(and(eq(withdrawals.id, id), inArray(withdrawals.status, [...from]), also))
     .returning();
+  if (row && event) {
+    if (!events) throw new Error(`the withdrawal move ${move} tells the user: it needs the transaction's events`);
+    events.add(withdrawalEventOf(row, event));
+  }
   return row;
 }
 
@@ -169,29 +180,29 @@ async function moveWithdrawal(executor: Executor, id: string, move: WithdrawalMo
 
 /** Takes a requested withdrawal for its debit (requested -> debiting), in the transaction that commits the debit's entry. */
 export async function withdrawalDebitStarted(tx: Executor, id: string): Promise<boolean> {
-  return (await moveWithdrawal(tx, id, 'debitStarted')) !== undefined;
+  return (await moveWithdrawal(tx, undefined, id, 'debitStarted')) !== undefined;
 }
 
 /** The ledger took these withdrawals' tokens: the payout is due at once. */
-export async function withdrawalDebitsConfirmed(tx: Executor, ids: string[]): Promise<void> {
-  for (const id of ids) await moveWithdrawal(tx, id, 'debitConfirmed', { nextCheckAt: new Date() });
+export async function withdrawalDebitsConfirmed(tx: Executor, events: EventSink, ids: string[]): Promise<void> {
+  for (const id of ids) await moveWithdrawal(tx, events, id, 'debitConfirmed', { nextCheckAt: new Date() });
 }
 
 /** The ledger refused a debit (the wallet no longer held the tokens): nothing moved, nothing is paid. */
-export async function withdrawalDebitRefused(tx: Executor, id: string, code: string): Promise<void> {
-  await moveWithdrawal(tx, id, 'debitRefused', { reason: `The ledger refused to take the tokens (${code})` });
+export async function withdrawalDebitRefused(tx: Executor, events: EventSink, id: string, code: string): Promise<void> {
+  await moveWithdrawal(tx, events, id, 'debitRefused', { reason: `The ledger refused to take the tokens (${code})` });
 }
 
 /** Takes a withdrawal whose tokens are owed back for its refund (refund_due -> refunding), in the committing transaction. */
 export async function withdrawalRefundStarted(tx: Executor, id: string): Promise<boolean> {
-  return (await moveWithdrawal(tx, id, 'refundStarted')) !== undefined;
+  return (await moveWithdrawal(tx, undefined, id, 'refundStarted')) !== undefined;
 }
 
-export async function withdrawalRefundsConfirmed(tx: Executor, ids: string[]): Promise<void> {
-  for (const id of ids) await moveWithdrawal(tx, id, 'refundConfirmed');
+export async function withdrawalRefundsConfirmed(tx: Executor, events: EventSink, ids: string[]): Promise<void> {
+  for (const id of ids) await moveWithdrawal(tx, events, id, 'refundConfirmed');
 }
 
 /** The ledger refused a refund for good: it is owed still, and written again by the sweep later. */
 export async function withdrawalRefundRefused(tx: Executor, id: string, code: string, retryMs: number): Promise<void> {
-  await moveWithdrawal(tx, id, 'refundRefused', { reason: `The ledger refused the refund (${code}); it is tried again`, nextCheckAt: msFromNow(retryMs) });
+  await moveWithdrawal(tx, undefined, id, 'refundRefused', { reason: `The ledger refused the refund (${code}); it is tried again`, nextCheckAt: msFromNow(retryMs) });
 }

@@ -2,6 +2,7 @@ import type { Asset, Keypair, xdr } from '@stellar/stellar-sdk';
 import type { LedgerApi } from '../../clients/ledger-api';
 import type { Executor } from '../../db/client';
 import { approvalWritten } from '../../db/repositories/approval.repository';
+import type { EventSink } from '../../db/repositories/event.repository';
 import type { ClaimStatement, EntryRow, NewEntry } from '../../db/repositories/journal.repository';
 import type { EntryOutcome, KindCommand } from '../write-command';
 
@@ -115,10 +116,13 @@ export interface EntryKind<C extends KindCommand = KindCommand> {
   job(entry: EntryRow, context: KindContext, operations?: xdr.Operation[]): Promise<EntryJob>;
   /** Whether the network's refusal ends the entry (failed, with its code) or it rides again in a new envelope. */
   refusal(code: string | undefined): RefusalVerdict;
-  /** What the envelope's confirmation changes for the rows these entries stand for, in the settling transaction. */
-  confirmed?(tx: Executor, entries: EntryRow[], hash: string): Promise<void>;
+  /**
+   * What the envelope's confirmation changes for the rows these entries stand for, in the settling
+   * transaction; the events those changes tell users go to `events` (appended before it commits).
+   */
+  confirmed?(tx: Executor, entries: EntryRow[], hash: string, events: EventSink): Promise<void>;
   /** What a final refusal of these entries changes, in the settling transaction. */
-  failed?(tx: Executor, entries: EntryRow[]): Promise<void>;
+  failed?(tx: Executor, entries: EntryRow[], events: EventSink): Promise<void>;
 }
 
 /** Result codes of a payment that trying again never mends: the destination cannot hold the token. */

@@ -41,10 +41,10 @@ export const paymentMint: EntryKind<PaymentMintCommand> = {
     return jobOf(ledger.distribution, entry, [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)]);
   },
   refusal: (code) => (code !== undefined && NEVER_SUCCEEDS.has(code) ? 'final' : 'again'),
-  async confirmed(tx, entries, hash) {
-    await paymentMintsConfirmed(tx, entries.flatMap((e) => (e.paymentReference ? [e.paymentReference] : [])), hash);
+  async confirmed(tx, entries, hash, events) {
+    await paymentMintsConfirmed(tx, events, entries.flatMap((e) => (e.paymentReference ? [e.paymentReference] : [])), hash);
   },
-  async failed(tx, entries) {
-    for (const e of entries) if (e.paymentReference) await paymentMintRefused(tx, e.paymentReference, e.failureCode ?? 'unknown');
+  async failed(tx, entries, events) {
+    for (const e of entries) if (e.paymentReference) await paymentMintRefused(tx, events, e.paymentReference, e.failureCode ?? 'unknown');
   },
 };

@@ -38,8 +38,8 @@ export const withdrawalRefund: EntryKind<WithdrawalRefundCommand> = {
     return jobOf(ledger.distribution, entry, [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)]);
   },
   refusal: (code) => (code !== undefined && NEVER_SUCCEEDS.has(code) ? 'final' : 'again'),
-  async confirmed(tx, entries) {
-    await withdrawalRefundsConfirmed(tx, entries.flatMap((e) => (e.withdrawalId ? [e.withdrawalId] : [])));
+  async confirmed(tx, entries, _hash, events) {
+    await withdrawalRefundsConfirmed(tx, events, entries.flatMap((e) => (e.withdrawalId ? [e.withdrawalId] : [])));
   },
   async failed(tx, entries) {
     for (const e of entries) if (e.withdrawalId) await withdrawalRefundRefused(tx, e.withdrawalId, e.failureCode ?? 'unknown', REFUND_RETRY_MS);

@@ -40,10 +40,10 @@ export const withdrawalDebit: EntryKind<WithdrawalDebitCommand> = {
     return jobOf(walletSubmitter(wallet), entry, [tokenPayment(ledger.asset, entry.toPublicKey, entry.amountStroops)]);
   },
   refusal: operationRefusalIsFinal,
-  async confirmed(tx, entries) {
-    await withdrawalDebitsConfirmed(tx, entries.flatMap((e) => (e.withdrawalId ? [e.withdrawalId] : [])));
+  async confirmed(tx, entries, _hash, events) {
+    await withdrawalDebitsConfirmed(tx, events, entries.flatMap((e) => (e.withdrawalId ? [e.withdrawalId] : [])));
   },
-  async failed(tx, entries) {
-    for (const e of entries) if (e.withdrawalId) await withdrawalDebitRefused(tx, e.withdrawalId, e.failureCode ?? 'unknown');
+  async failed(tx, entries, events) {
+    for (const e of entries) if (e.withdrawalId) await withdrawalDebitRefused(tx, events, e.withdrawalId, e.failureCode ?? 'unknown');
   },
 };
