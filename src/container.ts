@@ -65,6 +65,9 @@ import { errorReason } from './errors/loggable-error';
 import { EventRepository } from './db/repositories/event.repository';
 import { DeliveryQueue } from './events/delivery-queue';
 import { EventOutbox } from './events/event-outbox';
+import { EventListener } from './events/event-listener';
+import { EventFeedService } from './services/event-feed.service';
+import { eventRoutes } from './routes/events.routes';
 
 export interface Container {
   config: Config;
@@ -103,6 +106,8 @@ export interface Container {
   audit(): Promise<AuditReport>;
   /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox, mail outbox. */
   start(): void;
+  /** Ends the open event streams (their readers reconnect elsewhere): a stopping server waits for no stream. */
+  endStreams(): void;
   close(): Promise<void>;
 }
 
@@ -144,6 +149,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
   const eventRepo = new EventRepository(db);
   const deliveryQueue = new DeliveryQueue({ url: database.url, heartbeatSeconds: 10, concurrency: config.webhooks.concurrency }, logger);
   const outbox = new EventOutbox({ db, events: eventRepo, queue: deliveryQueue });
+  const eventListener = new EventListener(database.url, logger);
+  // 25 s: under the 30 s idle timeout of common proxies.
+  const eventFeed = new EventFeedService({ events: eventRepo, listener: eventListener, keepAliveMs: 25_000 }, logger);
   const userRepo = new UserRepository(db);
   const walletRepo = new WalletRepository(db);
   const kinds = standardKinds();
@@ -223,7 +231,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
 
   let purgeTimer: NodeJS.Timeout | undefined;
   const routeGroups: Record<string, RouteDef[]> = {
-    '/api/users': usersRoutes({ users, resets, ...common }),
+    '/api/users': [...usersRoutes({ users, resets, ...common }), ...eventRoutes({ feed: eventFeed })],
     '/api/admin': [
       ...adminRoutes({ admins, payments, ...common }),
       ...adminMfaRoutes({ mfa: adminMfa, ...common }),
@@ -329,6 +337,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
       withdrawals.start(timing.reconcileIntervalMs);
       mailOutbox.start(timing.reconcileIntervalMs);
     },
+    endStreams() {
+      eventFeed.close();
+    },
     async close() {
       clearInterval(purgeTimer);
       await activation.stop();
@@ -339,6 +350,9 @@ export async function buildContainer(configured: Config, logger: Logger, options
       await reversals.stop();
       await withdrawals.stop();
       await mailOutbox.stop();
+      eventFeed.close();
+      await eventListener.close();
+      await deliveryQueue.stop();
       // Whatever is in flight finishes, or stays in the journal for the next process: the wait is
       // bounded, since nothing is lost by stopping (every envelope is stored before it is sent).
       await Promise.race([ledgerModule.accounts.drain(), new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS).unref())]);

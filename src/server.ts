@@ -75,6 +75,7 @@ async function serve(config: Config, logger: Logger): Promise<void> {
         });
     });
     server.closeIdleConnections();
+    container.endStreams();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

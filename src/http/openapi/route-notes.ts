@@ -61,6 +61,31 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
     // The account deleted between the token check and the read.
     errors: { 404: ['User not found'] },
   },
+  'GET /api/users/events': {
+    response: {
+      events: [
+        {
+          id: '0b7f7f4e-5a43-4c51-9d8e-0f1f3f3c2a10',
+          seq: 7,
+          type: 'wallet.credited',
+          userId: EXAMPLE.userId,
+          timestamp: '2026-12-07T10:15:00.000Z',
+          data: {
+            transactionId: '6f1c2a8e-2b1d-4e57-9a36-3c9f5d7a0b21',
+            ledgerTransactionId: 'b3f1c0a9d2e84f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a',
+            from: EXAMPLE.publicKey,
+            to: EXAMPLE.publicKey,
+            amount: '12.5000000',
+            assetCode: 'WLT',
+            origin: 'service',
+          },
+        },
+      ],
+    },
+    description:
+      "Without `Accept: application/json` it answers `text/event-stream`: each event as `id: <seq>`, `event: <type>`, `data: <the event's JSON>`, the events after `Last-Event-ID` (or `after`) first, then each new one as it commits, and a comment line every 25 s. " +
+      "A browser's `EventSource` cannot send the bearer header: read the stream with `fetch` and a body reader (README). `seq` numbers the user's events 1, 2, 3... without a gap; events are kept EVENT_RETENTION_DAYS (30).",
+  },
   'POST /api/users/send-reset-password-email': {
     request: { email: EXAMPLE.email },
     response: { message: 'If an account exists for that email, a password reset link has been sent' },
