@@ -327,6 +327,8 @@ export async function buildContainer(configured: Config, logger: Logger, options
       purgeTimer = setInterval(() => {
         void idempotency.purgeExpired().catch(() => undefined);
         void rateLimitRepo.purgeBefore(new Date(Date.now() - 24 * 60 * 60 * 1000)).catch(() => undefined);
+        // Events are kept EVENT_RETENTION_DAYS: a stream's Last-Event-ID and a webhook replay reach back that far.
+        void eventRepo.deleteOlderThan(new Date(Date.now() - config.events.retentionDays * 24 * 60 * 60 * 1000)).catch(() => undefined);
       }, 60 * 60 * 1000);
       purgeTimer.unref();
       reconciler.start(timing.reconcileIntervalMs);

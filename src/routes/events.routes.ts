@@ -22,13 +22,15 @@ export function eventRoutes({ feed }: { feed: EventFeedService }): RouteDef[] {
       method: 'get',
       path: '/events',
       access: 'user',
-      summary: "The caller's events: a live stream (text/event-stream), or a JSON page with Accept: application/json",
+      summary: "The caller's events: a live stream with Accept: text/event-stream, else a JSON page",
       request: { query: eventsQuery },
       response: { status: 200, schema: eventsPageSchema, contentType: 'application/json' },
       handler: async (req, res) => {
         const userId = principalOf(res).id;
         const after = lastEventId(req.get('last-event-id')) ?? req.query.after ?? 0;
-        if (req.accepts(['text/event-stream', 'application/json']) === 'application/json') {
+        // The stream only when asked for by name (EventSource and fetch readers send it); anything
+        // else (curl's */*, Postman, a JSON client) gets the page, which always ends.
+        if (!/\btext\/event-stream\b/i.test(req.get('accept') ?? '')) {
           res.json({ events: await feed.page(userId, after, req.query.limit) });
           return;
         }

@@ -16,6 +16,7 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'POST /api/users/signup': { access: 'public' },
   'POST /api/users/login': { access: 'public' },
   'GET /api/users/profile': { access: 'user' },
+  'GET /api/users/events': { access: 'user' },
   'POST /api/users/send-reset-password-email': { access: 'public' },
   'POST /api/users/reset-password': { access: 'public' },
 

@@ -83,7 +83,7 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       ],
     },
     description:
-      "Without `Accept: application/json` it answers `text/event-stream`: each event as `id: <seq>`, `event: <type>`, `data: <the event's JSON>`, the events after `Last-Event-ID` (or `after`) first, then each new one as it commits, and a comment line every 25 s. " +
+      "With `Accept: text/event-stream` it answers a stream: each event as `id: <seq>`, `event: <type>`, `data: <the event's JSON>`, the events after `Last-Event-ID` (or `after`) first, then each new one as it commits, and a comment line every 25 s. " +
       "A browser's `EventSource` cannot send the bearer header: read the stream with `fetch` and a body reader (README). `seq` numbers the user's events 1, 2, 3... without a gap; events are kept EVENT_RETENTION_DAYS (30).",
   },
   'POST /api/users/send-reset-password-email': {
