@@ -65,6 +65,12 @@ import { errorReason } from './errors/loggable-error';
 import { EventRepository } from './db/repositories/event.repository';
 import { DeliveryQueue } from './events/delivery-queue';
 import { EventOutbox } from './events/event-outbox';
+import { WebhookDelivery } from './events/webhook-delivery';
+import { WebhookRepository } from './db/repositories/webhook.repository';
+import { WebhookSecrets } from './security/webhook-secrets';
+import { WebhookSender } from './clients/webhook-sender';
+import { WebhookEndpointService } from './services/webhook-endpoint.service';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.routes';
 import { EventListener } from './events/event-listener';
 import { EventFeedService } from './services/event-feed.service';
 import { eventRoutes } from './routes/events.routes';
@@ -106,6 +112,10 @@ export interface Container {
   audit(): Promise<AuditReport>;
   /** Starts the background work: ledger bootstrap, wallet activation sweep, journal reconciler, webhook inbox, mail outbox. */
   start(): void;
+  /** Where every change writes its events (CONTRACT 13). */
+  outbox: EventOutbox;
+  /** This process takes webhook deliveries from the job queue (start() does it; tests call it alone). */
+  deliverWebhooks(): Promise<void>;
   /** Ends the open event streams (their readers reconnect elsewhere): a stopping server waits for no stream. */
   endStreams(): void;
   close(): Promise<void>;
@@ -147,7 +157,18 @@ export async function buildContainer(configured: Config, logger: Logger, options
 
   const metrics = new ServiceMetrics();
   const eventRepo = new EventRepository(db);
-  const deliveryQueue = new DeliveryQueue({ url: database.url, heartbeatSeconds: 10, concurrency: config.webhooks.concurrency }, logger);
+  const deliveryQueue = new DeliveryQueue(
+    { url: database.url, heartbeatSeconds: config.webhooks.jobHeartbeatSeconds, concurrency: config.webhooks.concurrency, monitorSeconds: config.webhooks.queueMonitorSeconds },
+    logger,
+  );
+  const webhookRepo = new WebhookRepository(db);
+  const webhookSecrets = new WebhookSecrets(cipher);
+  const addressPolicy = { allowLoopback: config.webhooks.allowLoopback };
+  const webhookDelivery = new WebhookDelivery({
+    db, webhooks: webhookRepo, queue: deliveryQueue, secrets: webhookSecrets, retryScheduleMs: config.webhooks.retryScheduleMs, logger,
+    sender: new WebhookSender({ ...addressPolicy, timeoutMs: config.webhooks.timeoutMs }),
+  });
+  const webhookEndpoints = new WebhookEndpointService({ db, webhooks: webhookRepo, queue: deliveryQueue, secrets: webhookSecrets, policy: addressPolicy });
   const outbox = new EventOutbox({ db, events: eventRepo, queue: deliveryQueue });
   const eventListener = new EventListener(database.url, logger);
   // 25 s: under the 30 s idle timeout of common proxies.
@@ -237,6 +258,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
       ...adminMfaRoutes({ mfa: adminMfa, ...common }),
       ...adminWithdrawalRoutes({ withdrawals }),
       ...adminApprovalRoutes({ approvals, tokenCode: config.ledger.tokenCode }),
+      ...webhookEndpointRoutes({ endpoints: webhookEndpoints }),
     ],
     '/api/ledger': ledgerRoutes({ ledger, tokenCode: config.ledger.tokenCode }),
     '/api/payments': [...paymentsRoutes({ payments, rateLimits, ledger, tokenCode: config.ledger.tokenCode }), ...withdrawalRoutes({ accounts: payoutAccounts, withdrawals })],
@@ -338,6 +360,11 @@ export async function buildContainer(configured: Config, logger: Logger, options
       reversals.start(timing.reconcileIntervalMs);
       withdrawals.start(timing.reconcileIntervalMs);
       mailOutbox.start(timing.reconcileIntervalMs);
+      void deliveryQueue.work((deliveryId) => webhookDelivery.deliver(deliveryId)).catch((err: unknown) => logger.warn({ reason: errorReason(err) }, 'webhook deliveries not started'));
+    },
+    outbox,
+    deliverWebhooks() {
+      return deliveryQueue.work((deliveryId) => webhookDelivery.deliver(deliveryId));
     },
     endStreams() {
       eventFeed.close();

@@ -107,6 +107,9 @@ const envSchema = z.object({
     .default('5,300,1800,7200,18000,36000,36000'),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   WEBHOOK_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(10),
+  // A delivery job whose process stopped beating this long goes to another process (pg-boss: at least 10).
+  WEBHOOK_JOB_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(3600).default(30),
+  WEBHOOK_QUEUE_MONITOR_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).default(20),
   CALLBACK_RATE_LIMIT: z.coerce.number().int().min(0).default(60),

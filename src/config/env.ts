@@ -104,6 +104,10 @@ export interface Config {
     concurrency: number;
     /** Endpoints on loopback addresses (and over http) are allowed: never in production. */
     allowLoopback: boolean;
+    /** A delivery job whose process stopped beating this long is run by another. */
+    jobHeartbeatSeconds: number;
+    /** How often the queue looks for such jobs. */
+    queueMonitorSeconds: number;
   };
   withdrawals: {
     /** The smallest withdrawal, in kobo. */
@@ -209,6 +213,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       concurrency: env.WEBHOOK_DELIVERY_CONCURRENCY,
       allowLoopback: env.NODE_ENV !== 'production',
+      jobHeartbeatSeconds: env.WEBHOOK_JOB_HEARTBEAT_SECONDS,
+      queueMonitorSeconds: env.WEBHOOK_QUEUE_MONITOR_SECONDS,
     },
     webhookRetryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
     mailRetryBaseMs: env.MAIL_RETRY_BASE_MS,

@@ -20,6 +20,8 @@ export interface DeliveryQueueOptions {
   heartbeatSeconds: number;
   /** Deliveries one process makes at once. */
   concurrency: number;
+  /** How often the queue looks for jobs whose heartbeat stopped (and does its upkeep). */
+  monitorSeconds: number;
 }
 
 /**
@@ -37,7 +39,16 @@ export class DeliveryQueue {
     private readonly options: DeliveryQueueOptions,
     private readonly logger: Logger,
   ) {
-    this.boss = new PgBoss({ connectionString: options.url, max: 2, application_name: 'wallet-queue', supervise: true, schedule: false, useListenNotify: true });
+    this.boss = new PgBoss({
+      connectionString: options.url,
+      max: 2,
+      application_name: 'wallet-queue',
+      supervise: true,
+      schedule: false,
+      useListenNotify: true,
+      monitorIntervalSeconds: options.monitorSeconds,
+      superviseIntervalSeconds: options.monitorSeconds,
+    });
     // pg-boss reports its own trouble (a lost connection, a maintenance error) here rather than throwing.
     this.boss.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'job queue error'));
   }
@@ -85,7 +96,13 @@ export class DeliveryQueue {
     await this.start();
     if (this.working) return;
     this.working = true;
-    await this.boss.work<DeliveryJob>(QUEUE, { localConcurrency: this.options.concurrency, pollingIntervalSeconds: 2 }, async (jobs) => {
+    await this.boss.work<DeliveryJob>(QUEUE, {
+        localConcurrency: this.options.concurrency,
+        // NOTIFY wakes a worker for a job due now; a retry's job is due later and is found by the
+        // poll: once a second per process (not per delivery), so a retry is at most a second late.
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 1,
+      }, async (jobs) => {
       for (const job of jobs) await deliver(job.data.deliveryId);
     });
   }

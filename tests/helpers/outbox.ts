@@ -6,6 +6,6 @@ import { createLogger } from '../../src/logger';
 
 /** The service's outbox on the test's database, for tests that build repositories by hand (no endpoint: nothing is enqueued). */
 export function outboxOf(database: DatabaseHandle): EventOutbox {
-  const queue = new DeliveryQueue({ url: database.url, heartbeatSeconds: 10, concurrency: 1 }, createLogger({ level: 'silent' }));
+  const queue = new DeliveryQueue({ url: database.url, heartbeatSeconds: 10, concurrency: 1, monitorSeconds: 10 }, createLogger({ level: 'silent' }));
   return new EventOutbox({ db: database.db, events: new EventRepository(database.db), queue });
 }

@@ -76,6 +76,7 @@ describe('the admin log', () => {
     let toFinalize = '';
     let authenticator: OTPAuth.TOTP | undefined;
     let recoveryCodes: string[] = [];
+    let endpointId = '';
 
     const as = bearer(admin);
     const calls: Record<string, { action: string; target?: string | ((res: Response) => string); call: () => Promise<Response> }> = {
@@ -103,6 +104,30 @@ describe('the admin log', () => {
       'POST /api/admin/approvals/:id/approve': { action: 'approval.approve', target: toApprove, call: () => app.http.post(`/api/admin/approvals/${toApprove}/approve`).set(as).send() },
       'POST /api/admin/approvals/:id/reject': { action: 'approval.reject', target: toReject, call: () => app.http.post(`/api/admin/approvals/${toReject}/reject`).set(as).send() },
       // Last: once MFA is on, this admin's logins need a code.
+      'POST /api/admin/webhook-endpoints': {
+        action: 'webhook.endpoint_created',
+        target: (res) => res.body.endpointId,
+        call: async () => {
+          const res = await app.http.post('/api/admin/webhook-endpoints').set(as).send({ url: 'http://127.0.0.1:9/hooks' });
+          endpointId = res.body.endpointId;
+          return res;
+        },
+      },
+      'POST /api/admin/webhook-endpoints/:id/rotate-secret': {
+        action: 'webhook.secret_rotated',
+        target: () => endpointId,
+        call: () => app.http.post(`/api/admin/webhook-endpoints/${endpointId}/rotate-secret`).set(as),
+      },
+      'POST /api/admin/webhook-endpoints/:id/replay': {
+        action: 'webhook.replayed',
+        target: () => endpointId,
+        call: () => app.http.post(`/api/admin/webhook-endpoints/${endpointId}/replay`).set(as).send({ since: new Date().toISOString() }),
+      },
+      'DELETE /api/admin/webhook-endpoints/:id': {
+        action: 'webhook.endpoint_deleted',
+        target: () => endpointId,
+        call: () => app.http.delete(`/api/admin/webhook-endpoints/${endpointId}`).set(as),
+      },
       'POST /api/admin/mfa/setup': {
         action: 'admin.mfa_setup',
         target: me!.id,

@@ -29,6 +29,12 @@ const EXPECTED: Record<RouteKey, { access: ExpectedAccess; params?: Record<strin
   'GET /api/admin/transactions': { access: 'admin' },
   'GET /api/admin/users/:userId/transactions': { access: 'admin' },
   'GET /api/admin/payments': { access: 'admin' },
+  'POST /api/admin/webhook-endpoints': { access: 'admin' },
+  'GET /api/admin/webhook-endpoints': { access: 'admin' },
+  'DELETE /api/admin/webhook-endpoints/:id': { access: 'admin' },
+  'POST /api/admin/webhook-endpoints/:id/rotate-secret': { access: 'admin' },
+  'POST /api/admin/webhook-endpoints/:id/replay': { access: 'admin' },
+  'GET /api/admin/webhook-endpoints/:id/deliveries': { access: 'admin' },
   'GET /api/admin/audit-log': { access: 'admin' },
   'GET /api/admin/users/:userId/wallet': { access: 'admin' },
   // Admin MFA enrolment: the only routes a setup-only admin token (ADMIN_MFA_REQUIRED) reaches.

@@ -210,6 +210,66 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
       'States: `initialized` (intent recorded, the provider has not said paid), `paid` (consumed, mint waiting for the wallet), ' +
       '`minting` (mint in the journal), `minted`, `failed` (`failureReason` set when it will never be minted). See the README, "Payment states".',
   },
+  'POST /api/admin/webhook-endpoints': {
+    request: { url: 'https://ops.example.com/wallet-hooks', eventTypes: ['payment.minted', 'withdrawal.paid'] },
+    response: { ...{
+      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
+      url: 'https://ops.example.com/wallet-hooks',
+      eventTypes: ['payment.minted', 'withdrawal.paid'],
+      createdAt: '2026-12-07T10:00:00.000Z',
+      failingSince: null,
+    }, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    description:
+      'Each event is POSTed as JSON with `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, Standard Webhooks): verify with any Standard Webhooks library and the secret answered here once. ' +
+      'A non-2xx answer or none within 15 s is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; then the delivery is `failed` and the endpoint marked. The URL must be https and must not resolve to a private, loopback or link-local address (loopback over http is allowed outside production); checked again at every delivery. Redirects are not followed.',
+    errors: { 400: ['Invalid webhook endpoint URL'] },
+  },
+  'GET /api/admin/webhook-endpoints': {
+    response: [{
+      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
+      url: 'https://ops.example.com/wallet-hooks',
+      eventTypes: ['payment.minted', 'withdrawal.paid'],
+      createdAt: '2026-12-07T10:00:00.000Z',
+      failingSince: null,
+    }],
+  },
+  'DELETE /api/admin/webhook-endpoints/:id': {
+    response: { message: 'Webhook endpoint deleted' },
+    errors: { 404: ['Webhook endpoint not found'] },
+  },
+  'POST /api/admin/webhook-endpoints/:id/rotate-secret': {
+    response: { ...{
+      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
+      url: 'https://ops.example.com/wallet-hooks',
+      eventTypes: ['payment.minted', 'withdrawal.paid'],
+      createdAt: '2026-12-07T10:00:00.000Z',
+      failingSince: null,
+    }, secret: 'whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGRvY3MgZXhh' },
+    description: 'Deliveries carry the new secret\'s signature and, for 24 hours, the old one\'s beside it (space-separated in `webhook-signature`), so a receiver can switch without losing one.',
+    errors: { 404: ['Webhook endpoint not found'] },
+  },
+  'POST /api/admin/webhook-endpoints/:id/replay': {
+    request: { since: '2026-12-07T09:00:00Z' },
+    response: { message: 'Replay queued', deliveries: 12 },
+    description: 'Every event of the endpoint\'s types created since `since` is delivered again (same `webhook-id`: receivers deduplicate by it), on a new retry schedule.',
+    errors: { 404: ['Webhook endpoint not found'] },
+  },
+  'GET /api/admin/webhook-endpoints/:id/deliveries': {
+    response: [
+      {
+        deliveryId: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+        eventId: '0b7f7f4e-5a43-4c51-9d8e-0f1f3f3c2a10',
+        eventType: 'payment.minted',
+        status: 'pending',
+        attempts: 2,
+        lastStatus: 503,
+        lastError: 'answered 503',
+        nextAttemptAt: '2026-12-07T10:35:00.000Z',
+        createdAt: '2026-12-07T10:00:00.000Z',
+      },
+    ],
+    errors: { 404: ['Webhook endpoint not found'] },
+  },
   'GET /api/admin/withdrawals': {
     response: [
       {
