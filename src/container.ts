@@ -169,7 +169,7 @@ export async function buildContainer(configured: Config, logger: Logger, options
     sender: new WebhookSender({ ...addressPolicy, timeoutMs: config.webhooks.timeoutMs }),
   });
   const webhookEndpoints = new WebhookEndpointService({ db, webhooks: webhookRepo, queue: deliveryQueue, secrets: webhookSecrets, policy: addressPolicy });
-  const outbox = new EventOutbox({ db, events: eventRepo, queue: deliveryQueue });
+  const outbox = new EventOutbox({ db, events: eventRepo, queue: deliveryQueue, enabled: config.events.enabled });
   const eventListener = new EventListener(database.url, logger);
   // 25 s: under the 30 s idle timeout of common proxies.
   const eventFeed = new EventFeedService({ events: eventRepo, listener: eventListener, keepAliveMs: 25_000 }, logger);

@@ -100,6 +100,8 @@ const envSchema = z.object({
   WITHDRAWAL_CHECK_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   // Events to client apps (CONTRACT 13): how long events are kept, and the webhook deliveries'
   // retry schedule (seconds after each failed attempt), timeout and parallelism.
+  // off: no events are written (the benchmark's baseline for what events cost); refused in production.
+  EVENT_OUTBOX: z.enum(['on', 'off']).default('on'),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

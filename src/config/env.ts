@@ -92,6 +92,8 @@ export interface Config {
    */
   mintApprovalThresholdStroops: bigint | undefined;
   events: {
+    /** False only for the benchmark's baseline (EVENT_OUTBOX=off): no event is written. */
+    enabled: boolean;
     /** Events older than this are deleted (webhook replay and the stream reach back this far). */
     retentionDays: number;
   };
@@ -152,6 +154,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   const ledger = ledgerEndpoint(env, env.PORT);
   refuseTestPaymentsOnPublicNetwork(env, ledger.networkPassphrase);
+  if (env.NODE_ENV === 'production' && env.EVENT_OUTBOX === 'off') {
+    throw new ConfigError('Invalid configuration: EVENT_OUTBOX=off is for the benchmark only: without events, client apps never hear money move');
+  }
   return {
     env: env.NODE_ENV,
     isProduction: env.NODE_ENV === 'production',
@@ -207,7 +212,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     mintApprovalThresholdStroops: env.MINT_APPROVAL_THRESHOLD === undefined ? undefined : parseLedgerAmount(env.MINT_APPROVAL_THRESHOLD),
     withdrawals: { minKobo: env.WITHDRAWAL_MIN_NAIRA, dailyLimitKobo: env.WITHDRAWAL_DAILY_LIMIT_NAIRA, checkRetryMs: env.WITHDRAWAL_CHECK_RETRY_MS },
-    events: { retentionDays: env.EVENT_RETENTION_DAYS },
+    events: { enabled: env.EVENT_OUTBOX === 'on', retentionDays: env.EVENT_RETENTION_DAYS },
     webhooks: {
       retryScheduleMs: env.WEBHOOK_RETRY_SCHEDULE.split(',').map((seconds) => Number(seconds) * 1000),
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,

@@ -10,10 +10,11 @@ import type { DeliveryQueue } from './delivery-queue';
  * leaves none of them.
  */
 export class EventOutbox implements EventTransactions, EventAppender {
-  constructor(private readonly deps: { db: Database; events: EventRepository; queue: DeliveryQueue }) {}
+  constructor(private readonly deps: { db: Database; events: EventRepository; queue: DeliveryQueue; enabled?: boolean }) {}
 
   async append(tx: Executor, drafts: readonly EventDraft[]): Promise<void> {
-    if (drafts.length === 0) return;
+    // enabled: false is the benchmark's baseline alone (EVENT_OUTBOX=off, refused in production).
+    if (drafts.length === 0 || this.deps.enabled === false) return;
     const { deliveryIds } = await this.deps.events.append(tx, drafts);
     await this.deps.queue.enqueue(tx, deliveryIds);
   }

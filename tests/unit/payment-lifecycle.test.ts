@@ -23,10 +23,10 @@ describe('the payment lifecycle', () => {
   });
 
   it('takes tokens back only from minted payments, and releases a chargeback only to minted', () => {
-    expect(TRANSITIONS.reversed).toEqual({ from: ['minted', 'disputed', 'reversed'], to: 'reversed' });
+    expect(TRANSITIONS.reversed).toEqual({ from: ['minted', 'disputed', 'reversed'], to: 'reversed', event: 'payment.reversed' });
     expect(TRANSITIONS.disputeOpened).toEqual({ from: ['minted'], to: 'disputed' });
     expect(TRANSITIONS.disputeWon).toEqual({ from: ['disputed'], to: 'minted' });
-    expect(TRANSITIONS.mintCoveredByDebt).toEqual({ from: ['paid'], to: 'minted' });
+    expect(TRANSITIONS.mintCoveredByDebt).toEqual({ from: ['paid'], to: 'minted', event: 'payment.minted' });
   });
 
   it("reads Paystack's statuses: only success, failed and reversed are final; anything else is not yet", () => {
@@ -36,5 +36,19 @@ describe('the payment lifecycle', () => {
     for (const status of ['abandoned', 'ongoing', 'pending', 'processing', 'queued', 'a-status-paystack-adds-tomorrow']) {
       expect(providerVerdict(status)).toEqual({ kind: 'not_yet', status });
     }
+  });
+});
+
+describe('the events the moves tell the buyer (CONTRACT 13)', () => {
+  it('names an event for every move a buyer hears of, and none for the others', () => {
+    const told = Object.fromEntries(Object.entries(TRANSITIONS).flatMap(([name, t]) => ('event' in t ? [[name, t.event]] : [])));
+    expect(told).toEqual({
+      providerFailed: 'payment.failed',
+      refused: 'payment.failed',
+      mintConfirmed: 'payment.minted',
+      mintRefused: 'payment.failed',
+      mintCoveredByDebt: 'payment.minted',
+      reversed: 'payment.reversed',
+    });
   });
 });

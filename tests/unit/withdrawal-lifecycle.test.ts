@@ -56,3 +56,19 @@ describe('the withdrawal lifecycle', () => {
     for (const status of ['pending', 'received', 'queued', 'a-status-paystack-adds-tomorrow']) expect(transferMove(status)).toBe('transferPending');
   });
 });
+
+describe('the events the moves tell the user (CONTRACT 13)', () => {
+  it('names an event for every move that ends or advances the payout, and none for the others', () => {
+    const told = Object.fromEntries(Object.entries(WITHDRAWAL_TRANSITIONS).flatMap(([name, t]) => ('event' in t ? [[name, t.event]] : [])));
+    expect(told).toEqual({
+      debitConfirmed: 'withdrawal.debited',
+      debitRefused: 'withdrawal.failed',
+      cancelled: 'withdrawal.failed',
+      transferSucceeded: 'withdrawal.paid',
+      transferFailed: 'withdrawal.failed',
+      transferReversed: 'withdrawal.failed',
+      cancelledAfterDebit: 'withdrawal.failed',
+      refundConfirmed: 'withdrawal.refunded',
+    });
+  });
+});
