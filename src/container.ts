@@ -271,6 +271,8 @@ export async function buildContainer(configured: Config, logger: Logger, options
     distributionQueueDepth: () => ledgerModule.accounts.distributionQueueDepth(),
     treasury: () => treasury.read(),
     historyWindow: () => history.read(),
+    webhookDeliveries: () => webhookRepo.backlog(),
+    eventStreams: () => eventListener.open,
     followLag: async () => {
       if (timing.followIntervalMs === 0) return undefined;
       // The tip now, not the one the last page saw: between passes the ledger moves on.

@@ -72,5 +72,10 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId), index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    // The backlog the metrics read: the few not delivered, not the many that were.
+    index('webhook_deliveries_backlog_idx').on(t.status, t.createdAt).where(sql`status <> 'delivered'`),
+  ],
 );

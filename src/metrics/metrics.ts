@@ -23,6 +23,10 @@ export interface MetricsSources {
   followGaps(): Promise<number>;
   /** For each waiting state of withdrawals, the age in seconds of its oldest (README: "Cash-out (withdrawals)"). */
   withdrawalsWaiting(): Promise<{ status: string; seconds: number }[]>;
+  /** Webhook deliveries not delivered (pending, failed) and the oldest pending's age (docs/events.md). */
+  webhookDeliveries(): Promise<{ pending: number; failed: number; oldestPendingSeconds: number }>;
+  /** Event streams open on this process. */
+  eventStreams(): number;
 }
 
 let processRegistry: Registry | undefined;
@@ -175,6 +179,33 @@ export class ServiceMetrics {
         withdrawals.reset();
         const reading = await this.sources?.withdrawalsWaiting().catch(() => undefined);
         for (const { status, seconds } of reading ?? []) withdrawals.set({ status }, seconds);
+      },
+    });
+    const deliveries: Gauge<'status'> = new Gauge({
+      name: 'webhook_deliveries',
+      help: 'Webhook deliveries not delivered, by status: pending (waiting for an attempt or a retry) and failed (every retry spent: replay re-sends; docs/events.md)',
+      labelNames: ['status'],
+      registers,
+      collect: async () => {
+        const reading = await this.sources?.webhookDeliveries().catch(() => undefined);
+        if (!reading) return deliveries.reset();
+        deliveries.set({ status: 'pending' }, reading.pending);
+        deliveries.set({ status: 'failed' }, reading.failed);
+        oldestDelivery.set(reading.oldestPendingSeconds);
+      },
+    });
+    const oldestDelivery = new Gauge({
+      name: 'webhook_delivery_oldest_pending_seconds',
+      help: "Age of the oldest pending webhook delivery (0: none): grows while an endpoint keeps failing or the queue's workers are down",
+      registers,
+    });
+    const streams: Gauge = new Gauge({
+      name: 'event_streams_open',
+      help: 'GET /api/users/events streams open on this process',
+      registers,
+      collect: () => {
+        const open = this.sources?.eventStreams();
+        if (open !== undefined) streams.set(open);
       },
     });
     this.exposed = Registry.merge([processMetrics(), this.registry]);

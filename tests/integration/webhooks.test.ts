@@ -165,6 +165,8 @@ describe('deliveries', () => {
     expect(deliveriesOf(reference)).toHaveLength(4);
     const failing = (await app.http.get('/api/admin/webhook-endpoints').set(bearer(admin)).expect(200)).body[0];
     expect(failing.failingSince).toEqual(expect.any(String));
+    const metrics = (await app.http.get('/metrics').expect(200)).text;
+    expect(metrics).toMatch(/^webhook_deliveries\{status="failed"\} 1$/m);
 
     await receiver.behave(answer(200));
     // Since this test's event (the user's earlier events, of earlier tests, stay out of it).

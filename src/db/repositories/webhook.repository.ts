@@ -153,6 +153,18 @@ export class WebhookRepository {
     return { rows: rows.map((r) => ({ ...r.delivery, eventType: r.eventType })), total: counted?.n ?? 0 };
   }
 
+  /** Deliveries not delivered, for the metrics: pending and failed counts, and the oldest pending's age by the database's clock. */
+  async backlog(): Promise<{ pending: number; failed: number; oldestPendingSeconds: number }> {
+    const [row] = rowsOf<{ pending: number; failed: number; oldest: number | string | null }>(
+      await this.db.execute(sql`
+        select count(*) filter (where status = 'pending')::int as pending,
+               count(*) filter (where status = 'failed')::int as failed,
+               extract(epoch from now() - min(created_at) filter (where status = 'pending'))::float8 as oldest
+        from webhook_deliveries where status <> 'delivered'`),
+    );
+    return { pending: row?.pending ?? 0, failed: row?.failed ?? 0, oldestPendingSeconds: Number(row?.oldest ?? 0) };
+  }
+
   async deliveriesOf(eventId: string): Promise<DeliveryRow[]> {
     return this.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
   }

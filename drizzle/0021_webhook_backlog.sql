@@ -1,0 +1,1 @@
+CREATE INDEX "webhook_deliveries_backlog_idx" ON "webhook_deliveries" USING btree ("status","created_at") WHERE status <> 'delivered';
