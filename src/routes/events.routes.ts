@@ -38,9 +38,15 @@ export function eventRoutes({ feed }: { feed: EventFeedService }): RouteDef[] {
         res.flushHeaders();
         // A browser's EventSource reconnects after this long, sending the last id it read.
         res.write('retry: 3000\n\n');
-        const stop = await feed.stream(userId, after, (frame) => res.write(frame), () => res.end());
-        if (res.destroyed || res.writableEnded) stop();
-        else res.on('close', stop);
+        // The reader may leave while the stream starts: its subscription ends either way.
+        let closed = false;
+        let stop: (() => void) | undefined;
+        res.on('close', () => {
+          closed = true;
+          stop?.();
+        });
+        stop = await feed.stream(userId, after, (frame) => res.write(frame), () => res.end());
+        if (closed) stop();
       },
     }),
   ];

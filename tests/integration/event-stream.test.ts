@@ -104,6 +104,8 @@ describe('the live stream', () => {
     await eventually(async () => (byQuery.frames.length >= 1 ? true : undefined), 'the event after seq 5');
     expect(seqs(byQuery)).toEqual([6]);
     byQuery.close();
+    // Every reader gone: no subscription is left behind (the gauge counts this process's streams).
+    await eventually(async () => (/^event_streams_open 0$/m.test((await app.http.get('/metrics')).text) ? true : undefined), 'the closed streams to be let go');
   });
 
   it("never shows a user another user's events, on the stream or the page", async () => {
