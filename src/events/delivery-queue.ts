@@ -5,6 +5,8 @@ import type { Logger } from '../logger';
 
 /** The queue's one job kind: deliver one event to one endpoint (webhook_deliveries row). */
 const QUEUE = 'webhook-delivery';
+/** Jobs one worker slot takes per fetch. */
+const BATCH = 5;
 
 interface DeliveryJob {
   deliveryId: string;
@@ -57,7 +59,7 @@ export class DeliveryQueue {
   private start(): Promise<void> {
     this.ready ??= (async () => {
       await this.boss.start();
-      await this.boss.createQueue(QUEUE, {
+      const settings = {
         notify: true,
         heartbeatSeconds: this.options.heartbeatSeconds,
         // Retries here are for a worker that died or threw; an endpoint's failures are the
@@ -67,7 +69,11 @@ export class DeliveryQueue {
         retryBackoff: true,
         retryDelayMax: 300,
         expireInSeconds: 300,
-      });
+      };
+      await this.boss.createQueue(QUEUE, settings);
+      // create leaves an existing queue as the first process made it: this configuration's
+      // settings (a heartbeat changed since) apply from now on.
+      await this.boss.updateQueue(QUEUE, settings);
     })().catch((err) => {
       this.ready = undefined;
       throw err;
@@ -96,15 +102,28 @@ export class DeliveryQueue {
     await this.start();
     if (this.working) return;
     this.working = true;
-    await this.boss.work<DeliveryJob>(QUEUE, {
-        localConcurrency: this.options.concurrency,
+    const batch = Math.min(BATCH, this.options.concurrency);
+    await this.boss.work<DeliveryJob>(
+      QUEUE,
+      {
+        // Slots of a few jobs each, together at most `concurrency` deliveries at once. A backlog
+        // (a replay, an endpoint back after an outage) is fetched again at once while fetches come back full.
+        localConcurrency: Math.max(1, Math.floor(this.options.concurrency / batch)),
+        batchSize: batch,
+        burstWhenBatchFull: true,
         // NOTIFY wakes a worker for a job due now; a retry's job is due later and is found by the
         // poll: once a second per process (not per delivery), so a retry is at most a second late.
         pollingIntervalSeconds: 1,
         notifyPollingIntervalSeconds: 1,
-      }, async (jobs) => {
-      for (const job of jobs) await deliver(job.data.deliveryId);
-    });
+      },
+      async (jobs) => {
+        // A delivery already made is skipped when its job runs again, so a batch that throws
+        // (the database, not an endpoint: an endpoint's failures are recorded) runs again whole.
+        const results = await Promise.allSettled(jobs.map((job) => deliver(job.data.deliveryId)));
+        const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+    );
   }
 
   async stop(): Promise<void> {

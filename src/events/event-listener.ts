@@ -27,11 +27,17 @@ export class EventListener {
     const wakes = this.byUser.get(userId) ?? new Set<Wake>();
     wakes.add(wake);
     this.byUser.set(userId, wakes);
-    await this.connected();
-    return () => {
+    const unsubscribe = () => {
       wakes.delete(wake);
       if (wakes.size === 0 && this.byUser.get(userId) === wakes) this.byUser.delete(userId);
     };
+    try {
+      await this.connected();
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    return unsubscribe;
   }
 
   /** Streams open now (for metrics and tests). */

@@ -12,9 +12,13 @@ import type { DeliveryQueue } from './delivery-queue';
 export class EventOutbox implements EventTransactions, EventAppender {
   constructor(private readonly deps: { db: Database; events: EventRepository; queue: DeliveryQueue; enabled?: boolean }) {}
 
+  /** False is the benchmark's baseline alone (EVENT_OUTBOX=off, refused in production). */
+  get enabled(): boolean {
+    return this.deps.enabled !== false;
+  }
+
   async append(tx: Executor, drafts: readonly EventDraft[]): Promise<void> {
-    // enabled: false is the benchmark's baseline alone (EVENT_OUTBOX=off, refused in production).
-    if (drafts.length === 0 || this.deps.enabled === false) return;
+    if (drafts.length === 0 || !this.enabled) return;
     const { deliveryIds } = await this.deps.events.append(tx, drafts);
     await this.deps.queue.enqueue(tx, deliveryIds);
   }

@@ -39,14 +39,13 @@ export function eventRoutes({ feed }: { feed: EventFeedService }): RouteDef[] {
         // A browser's EventSource reconnects after this long, sending the last id it read.
         res.write('retry: 3000\n\n');
         // The reader may leave while the stream starts: its subscription ends either way.
-        let closed = false;
-        let stop: (() => void) | undefined;
+        const reader = { gone: false, stop: undefined as (() => void) | undefined };
         res.on('close', () => {
-          closed = true;
-          stop?.();
+          reader.gone = true;
+          reader.stop?.();
         });
-        stop = await feed.stream(userId, after, (frame) => res.write(frame), () => res.end());
-        if (closed) stop();
+        reader.stop = await feed.stream(userId, after, (frame) => res.write(frame), () => res.end());
+        if (reader.gone) reader.stop();
       },
     }),
   ];

@@ -24,6 +24,8 @@ export class EventBatch implements EventSink {
 
 /** Appends events in the caller's transaction, their deliveries enqueued with them (src/events/event-outbox.ts). */
 export interface EventAppender {
+  /** False only for the benchmark's baseline (EVENT_OUTBOX=off): nothing is written, and no path is taken for events' sake. */
+  readonly enabled: boolean;
   append(tx: Executor, drafts: readonly EventDraft[]): Promise<void>;
 }
 
