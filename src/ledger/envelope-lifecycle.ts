@@ -34,17 +34,16 @@ export class EnvelopeLifecycle {
 
   /**
    * The ledger applied the envelope (`hash`, its inner transaction). False when it was not open:
-   * settled elsewhere. The envelope, its entries, what their kinds change and the events they tell
-   * users (a record's wallet events, a payment minted) commit in one transaction. Almost every
-   * envelope carries a record (only the bootstrap's rare writes do not), so there is no first try
-   * without one. With events off (the benchmark's baseline) entries whose kinds change nothing
-   * else (a transfer) are confirmed by one statement, as before events (issue 37).
+   * settled elsewhere. Entries whose kinds change nothing else when confirmed (a transfer) are
+   * confirmed by one statement with their wallet events (issue 37's one round trip, CONTRACT 13's
+   * events); the others, or any envelope while a webhook endpoint hears wallet events (their
+   * deliveries' jobs are enqueued in a transaction), with what their kinds change and the events
+   * they tell users, in one transaction.
    */
   async confirm(envelopeId: string, hash: string, applied: AppliedEnvelope): Promise<boolean> {
-    if (!this.deps.events.enabled) {
-      const alone = await this.deps.repository.confirmEnvelopeAlone(envelopeId, applied, this.deps.kinds.confirming);
-      if (alone !== 'with_effects') return alone === 'confirmed';
-    }
+    const events = this.deps.events.enabled ? { recordKinds: [...this.records], hash } : undefined;
+    const alone = await this.deps.repository.confirmEnvelopeAlone(envelopeId, applied, this.deps.kinds.confirming, events);
+    if (alone !== 'with_effects') return alone === 'confirmed';
     return this.deps.db.transaction(async (tx) => {
       const entries = await this.deps.repository.confirmEnvelope(tx, envelopeId, applied);
       if (!entries) return false;

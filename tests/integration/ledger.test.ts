@@ -187,7 +187,7 @@ describe('concurrency and retries', () => {
     expect(await ledgerBalance(ledger.url, bob.ledgerPublicKey)).toBe('3.0000000');
   });
 
-  it('makes four statements on the pool, three of them prepared (the read of both wallets and the held tokens, the entry, storing the envelope, the send), then confirms in one transaction with its wallet events', async () => {
+  it('makes five statements on the pool, four of them prepared: the read of both wallets and the held tokens, the entry, storing the envelope, the send and the confirmation with its wallet events', async () => {
     const alice = await fundedUser(app, 10);
     const bob = await createUser(app);
     // Observed, not replaced: each statement the pool runs by itself (a transaction's would go through a client it lends).
@@ -213,9 +213,10 @@ describe('concurrency and retries', () => {
       // storing the signed envelope with its entry: one statement (not prepared: a batch's size varies its text)
       expect.stringMatching(/^\s*with movable as/),
       'journal_mark_sent',
+      // the envelope, its entries and their wallet events (CONTRACT 13): one statement
+      expect.stringMatching(/^journal_confirm_alone_/),
     ]);
-    // The confirmation is a transaction on a client the pool lends (CONTRACT 13: the movement's
-    // events commit with it): both sides of each transfer have their event.
+    // Both sides of each transfer have their event.
     const events = await queryRows<{ user_id: string; type: string }>(app.container.database, sql`select user_id, type from events where data->>'from' = ${alice.ledgerPublicKey} order by user_id, seq`);
     expect(countBy(events.map((e) => `${e.user_id === alice.userId ? 'alice' : 'bob'} ${e.type}`))).toEqual({ 'alice wallet.debited': 2, 'bob wallet.credited': 2 });
   });

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { formatKobo, formatStroops } from '../../domain/amounts';
 import type { EventDraft, EventType } from '../../domain/events';
 import type { PaymentEventType } from '../../domain/payment-lifecycle';
@@ -88,6 +88,36 @@ export interface Appended {
   deliveryIds: string[];
 }
 
+/** The user holding a wallet key (a live wallet's, or an archived one's): null for a key nobody here holds. */
+export function holderOf(key: SQL): SQL {
+  return sql`coalesce((select w.user_id from wallets w where w.public_key = ${key}), (select a.user_id from archived_wallets a where a.public_key = ${key} limit 1))`;
+}
+
+/**
+ * The steps of an append, as the bodies of CTEs over an input of (ord, user_id, type, data): the
+ * users' next numbers, the events, the notification. Shared by `append` and by the journal's
+ * one-statement confirmation of a transfer (JournalRepository.confirmEnvelopeAlone), so the two
+ * write events one way.
+ */
+export const appendStep = {
+  /** How many events each user gets. */
+  counts: (input: SQL) => sql`select user_id, count(*) as n from ${input} group by user_id`,
+  /** The users' numbers taken: their rows locked until commit, in id order (two appends never wait in a circle). */
+  numbers: (counts: SQL) => sql`
+    insert into event_sequences as s (user_id, last_seq)
+    select user_id, n from ${counts} order by user_id
+    on conflict (user_id) do update set last_seq = s.last_seq + excluded.last_seq
+    returning user_id, last_seq`,
+  /** The events, each user's numbered in input order. */
+  inserted: (input: SQL, numbers: SQL, counts: SQL) => sql`
+    insert into events (user_id, seq, type, data)
+    select o.user_id, n.last_seq - c.n + row_number() over (partition by o.user_id order by o.ord), o.type, o.data
+    from ${input} o join ${numbers} n on n.user_id = o.user_id join ${counts} c on c.user_id = o.user_id
+    returning id, user_id, seq, type`,
+  /** One notification per user with their newest number, sent by PostgreSQL at commit. */
+  notified: (inserted: SQL) => sql`select pg_notify(${EVENTS_CHANNEL}, user_id::text || ':' || max(seq)) from ${inserted} group by user_id`,
+};
+
 /**
  * The outbox (CONTRACT.md section 13). `append` writes events in the caller's transaction, so a
  * rolled-back change leaves no event and a committed one always has its own.
@@ -108,37 +138,24 @@ export class EventRepository {
     const input = JSON.stringify(
       drafts.map((d, ord) => ({ ord, user_id: 'userId' in d ? d.userId : null, wallet_key: 'walletKey' in d ? d.walletKey : null, type: d.type, data: d.data })),
     );
+    const name = (n: string) => sql`${sql.identifier(n)}`;
     const result = await tx.execute(sql`
       with input as (
         select x.ord, x.type, x.data,
-               coalesce(x.user_id,
-                        (select w.user_id from wallets w where w.public_key = x.wallet_key),
-                        (select a.user_id from archived_wallets a where a.public_key = x.wallet_key limit 1)) as user_id
+               coalesce(x.user_id, ${holderOf(sql`x.wallet_key`)}) as user_id
         from jsonb_to_recordset(${input}::jsonb) as x(ord int, user_id uuid, wallet_key text, type text, data jsonb)
       ),
       owned as (select * from input where user_id is not null),
-      counts as (select user_id, count(*) as n from owned group by user_id),
-      numbers as (
-        insert into event_sequences as s (user_id, last_seq)
-        select user_id, n from counts order by user_id
-        on conflict (user_id) do update set last_seq = s.last_seq + excluded.last_seq
-        returning user_id, last_seq
-      ),
-      inserted as (
-        insert into events (user_id, seq, type, data)
-        select o.user_id, n.last_seq - c.n + row_number() over (partition by o.user_id order by o.ord), o.type, o.data
-        from owned o join numbers n on n.user_id = o.user_id join counts c on c.user_id = o.user_id
-        returning id, user_id, seq, type
-      ),
+      counts as (${appendStep.counts(name('owned'))}),
+      numbers as (${appendStep.numbers(name('counts'))}),
+      inserted as (${appendStep.inserted(name('owned'), name('numbers'), name('counts'))}),
       deliveries as (
         insert into webhook_deliveries (event_id, endpoint_id)
         select i.id, e.id from inserted i
         join webhook_endpoints e on e.deleted_at is null and (e.event_types is null or i.type = any(e.event_types))
         returning id
       ),
-      notified as (
-        select pg_notify(${EVENTS_CHANNEL}, user_id::text || ':' || max(seq)) from inserted group by user_id
-      )
+      notified as (${appendStep.notified(name('inserted'))})
       select (select count(*) from inserted)::int as events,
              (select count(*) from notified)::int as notified,
              coalesce((select json_agg(id) from deliveries), '[]'::json) as delivery_ids`);

@@ -3,6 +3,7 @@ import { and, eq, getTableColumns, inArray, is, sql, SQL, type Placeholder, type
 import type { Database, Executor } from '../client';
 import { idempotencyKeys, ledgerEntries, ledgerEnvelopes, type EntryKind } from '../schema';
 import { ENVELOPE_MOVES, OPEN_ENVELOPE_STATES, type EnvelopeMove, type EnvelopeMoveName } from '../../domain/envelope-lifecycle';
+import { appendStep, holderOf } from './event.repository';
 import { claimDueRows, msFromNow } from './leased-claims';
 import { placeholderValue } from './placeholders';
 import { first, rowsOf } from './rows';
@@ -296,25 +297,33 @@ export class JournalRepository {
    * `applied` as one statement, without a transaction: the envelope and its open entries are
    * confirmed together, unless one of its entries is of a kind in `withEffects` (kinds that change
    * other rows when confirmed, which needs a transaction: confirmEnvelope). For a transfer that is
-   * one round trip instead of four (issue 37). `unchanged`: the envelope was not open (settled
-   * elsewhere) or carries such an entry; `withEffects` says which, and nothing changed either way.
+   * one round trip instead of four (issue 37). With `events`, the same statement appends the wallet
+   * events of its entries of `events.recordKinds` (CONTRACT 13; the steps are the outbox's own,
+   * event.repository.ts appendStep), unless a live webhook endpoint hears wallet events: their
+   * deliveries' jobs need the transaction too. `unchanged`: the envelope was not open (settled
+   * elsewhere) or needs the transaction; `with_effects` says which, and nothing changed either way.
    */
-  async confirmEnvelopeAlone(envelopeId: string, applied: AppliedEnvelope, withEffects: readonly string[]): Promise<'confirmed' | 'with_effects' | 'not_open'> {
-    const key = [...withEffects].sort().join(',');
+  async confirmEnvelopeAlone(
+    envelopeId: string,
+    applied: AppliedEnvelope,
+    withEffects: readonly string[],
+    events?: { recordKinds: readonly string[]; hash: string },
+  ): Promise<'confirmed' | 'with_effects' | 'not_open'> {
+    const key = [...withEffects].sort().join(',') + (events ? `|events:${[...events.recordKinds].sort().join(',')}` : '');
     let statement = this.confirmAlone.get(key);
     if (!statement) {
       // Named after the kinds: node-postgres refuses one name for two texts on a connection, and
       // repositories built with other registries (tests) share a pool.
-      statement = this.prepareConfirmAlone(withEffects, `journal_confirm_alone_${crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)}`);
+      statement = this.prepareConfirmAlone(withEffects, events?.recordKinds, `journal_confirm_alone_${crypto.createHash('sha256').update(key).digest('hex').slice(0, 16)}`);
       this.confirmAlone.set(key, statement);
     }
-    const [row] = await statement.execute({ envelopeId, ledger: applied.ledger, feeCharged: applied.feeCharged ?? null, outerHash: applied.hash ?? null, now: new Date() });
+    const [row] = await statement.execute({ envelopeId, ledger: applied.ledger, feeCharged: applied.feeCharged ?? null, outerHash: applied.hash ?? null, now: new Date(), hash: events?.hash ?? null });
     if (row?.moved) return 'confirmed';
     return row?.effects ? 'with_effects' : 'not_open';
   }
 
-  /** confirmEnvelopeAlone's statement for one set of kinds with effects (a process has one: its registry's). */
-  private prepareConfirmAlone(withEffects: readonly string[], name: string) {
+  /** confirmEnvelopeAlone's statement for one set of kinds with effects (a process has one: its registry's), with the wallet events of `recordKinds` when given. */
+  private prepareConfirmAlone(withEffects: readonly string[], recordKinds: readonly string[] | undefined, name: string) {
     const envelopeId = sql.placeholder('envelopeId');
     const ledger = placeholderValue('ledger');
     const now = placeholderValue('now');
@@ -327,24 +336,63 @@ export class JournalRepository {
         .where(and(eq(ledgerEntries.envelopeId, envelopeId), withEffects.length > 0 ? inArray(ledgerEntries.kind, withEffects as EntryKind[]) : sql`false`))
         .limit(1),
     );
+    // A live endpoint hearing wallet events: its deliveries' jobs are enqueued in a transaction (the outbox).
+    const listening = this.db.$with('listening', { one: sql<number>`one` }).as(
+      recordKinds
+        ? sql`select 1 as one from webhook_endpoints where deleted_at is null and (event_types is null or event_types && array['wallet.debited', 'wallet.credited']::text[]) limit 1`
+        : sql`select 1 as one where false`,
+    );
     const moved = this.db.$with('moved').as(
       this.db
         .update(ledgerEnvelopes)
         .set({ ledger, feeCharged: placeholderValue('feeCharged'), outerHash: placeholderValue('outerHash'), status: move.to, updatedAt: now })
-        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, move.from), sql`not exists (select 1 from ${effects})`))
+        .where(and(eq(ledgerEnvelopes.id, envelopeId), inArray(ledgerEnvelopes.status, move.from), sql`not exists (select 1 from ${effects})`, sql`not exists (select 1 from ${listening})`))
         .returning({ id: ledgerEnvelopes.id }),
     );
     const entriesConfirmed = this.db.$with('entries_confirmed').as(
       this.db
         .update(ledgerEntries)
         .set({ status: 'confirmed', ledger, updatedAt: now })
-        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY), sql`exists (select 1 from ${moved})`)),
+        .where(and(eq(ledgerEntries.envelopeId, envelopeId), inArray(ledgerEntries.status, OPEN_ENTRY), sql`exists (select 1 from ${moved})`))
+        .returning({ id: ledgerEntries.id, kind: ledgerEntries.kind, fromPublicKey: ledgerEntries.fromPublicKey, toPublicKey: ledgerEntries.toPublicKey, amountStroops: ledgerEntries.amountStroops, assetCode: ledgerEntries.assetCode }),
     );
+    const eventSteps = recordKinds ? this.walletEventSteps(recordKinds) : [];
+    const notified = eventSteps.at(-1);
     return this.db
-      .with(effects, moved, entriesConfirmed)
-      .select({ moved: sql<boolean>`exists (select 1 from ${moved})`, effects: sql<boolean>`exists (select 1 from ${effects})` })
+      .with(effects, listening, moved, entriesConfirmed, ...eventSteps)
+      .select({
+        moved: sql<boolean>`exists (select 1 from ${moved})`,
+        effects: sql<boolean>`exists (select 1 from ${effects}) or exists (select 1 from ${listening})`,
+        notified: notified ? sql<number>`(select count(*) from ${notified})::int` : sql<number>`0`,
+      })
       .from(sql`(select 1) as one`)
       .prepare(name);
+  }
+
+  /**
+   * The CTEs that append the wallet events of the entries `entries_confirmed` returns (kinds in
+   * `recordKinds`): each movement's sender debited, its receiver credited, as walletEventsOf
+   * (event.repository.ts) writes them in the transaction path; the amount as Stellar's 7-place text.
+   */
+  private walletEventSteps(recordKinds: readonly string[]) {
+    const name = (n: string) => sql`${sql.identifier(n)}`;
+    const amount = sql`(m.amount_stroops / 10000000)::text || '.' || lpad((m.amount_stroops % 10000000)::text, 7, '0')`;
+    const input = this.db.$with('event_input', { ord: sql<number>`ord` }).as(sql`
+      select row_number() over (order by m.id, m.side) as ord, h.user_id, m.type, jsonb_build_object(
+               'transactionId', m.id, 'ledgerTransactionId', ${sql.placeholder('hash')}::text, 'from', m.from_public_key, 'to', m.to_public_key,
+               'amount', ${amount}, 'assetCode', m.asset_code, 'origin', 'service') as data
+      from (
+        select id, kind, from_public_key, to_public_key, amount_stroops, asset_code, from_public_key as holder, 'wallet.debited'::text as type, 0 as side from entries_confirmed
+        union all
+        select id, kind, from_public_key, to_public_key, amount_stroops, asset_code, to_public_key as holder, 'wallet.credited'::text as type, 1 as side from entries_confirmed
+      ) m
+      cross join lateral (select ${holderOf(sql`m.holder`)} as user_id) h
+      where h.user_id is not null and m.kind in (${sql.join(recordKinds.map((k) => sql`${k}`), sql`, `)})`);
+    const counts = this.db.$with('event_counts', { n: sql<number>`n` }).as(appendStep.counts(name('event_input')));
+    const numbers = this.db.$with('event_numbers', { n: sql<number>`last_seq` }).as(appendStep.numbers(name('event_counts')));
+    const inserted = this.db.$with('events_inserted', { n: sql<number>`seq` }).as(appendStep.inserted(name('event_input'), name('event_numbers'), name('event_counts')));
+    const notified = this.db.$with('events_notified', { n: sql<number>`1` }).as(appendStep.notified(name('events_inserted')));
+    return [input, counts, numbers, inserted, notified] as const;
   }
 
   /**
