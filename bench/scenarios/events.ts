@@ -385,7 +385,7 @@ export const events: Scenario = {
       targets,
       notes: [
         `Write path: the same tree started as npm start does, EVENT_OUTBOX=off (no event written: the baseline alone) or on (the default), alternating, each part a fresh service with its own ${s.users} funded users.`,
-        'EVENT_OUTBOX=off skips only the append (events, deliveries, NOTIFY): a transfer\'s confirmation is a transaction in both modes, so the drop measured is the append\'s, not the whole cost against the tree before events.',
+        'EVENT_OUTBOX=off writes no event and confirms as the tree before events did (one statement per transfer); on, the same statement appends the wallet events (a transaction only while an endpoint hears wallet events): the drop is the whole cost of events on the write path.',
         'Deliveries/s live is bounded by how fast the burst writes events; the replay queues every delivery at once, so its rate is the queue\'s and the sender\'s.',
         '/healthz: a fixed-rate open-loop probe (bench/open-loop), first with no stream, then with one open text/event-stream per user (idle: their catch-up read before the probe).',
       ],
