@@ -6,6 +6,7 @@ import type { WithdrawalRow } from '../../src/db/repositories/withdrawal.reposit
 import type { WithdrawalState } from '../../src/domain/withdrawal-lifecycle';
 import { eventually } from './eventually';
 import { bearer, type CreatedUser } from './factories';
+import { fundedUser } from './ledger-fixtures';
 import { providerControl } from './provider-relay';
 import type { RunningProvider } from './sandboxes';
 import type { TestApp } from './test-app';
@@ -77,4 +78,18 @@ export async function transfersToAccount(provider: Pick<RunningProvider, 'url' |
   if (!res.ok) throw new Error(`GET /transfer answered ${res.status}`);
   const all = ((await res.json()) as { data: ListedTransfer[] }).data;
   return all.filter((t) => t.recipient.details.account_number === accountNumber);
+}
+
+/**
+ * A user funded with 1000 tokens who withdraws 250.5 to a new payout account, paid by a provider
+ * with the balance for it; the app's background work must be running (container.start()).
+ */
+export async function paidWithdrawal(app: TestApp, cashier: RunningProvider): Promise<{ user: CreatedUser; id: string; paid: WithdrawalRow }> {
+  await setProviderBalance(cashier, 100_000_00);
+  const user = await fundedUser(app, 1000);
+  const account = await addPayoutAccount(app, user, randomAccountNumber());
+  const res = await withdraw(app, user, { amount: '250.5', payoutAccountId: account });
+  if (res.status !== 202) throw new Error(`the withdrawal answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const id = res.body.withdrawalId as string;
+  return { user, id, paid: await withdrawalBecomes(app, id, 'paid') };
 }

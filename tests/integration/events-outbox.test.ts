@@ -13,7 +13,7 @@ import { chargeSuccess, createIntent, checkout, paymentBecomes, paymentRow, post
 import { relayedProvider } from '../helpers/provider-relay';
 import type { TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
-import { addPayoutAccount, FAST_CASH_OUT, randomAccountNumber, setProviderBalance, withdraw, withdrawalBecomes } from '../helpers/withdrawal-fixtures';
+import { FAST_CASH_OUT, paidWithdrawal } from '../helpers/withdrawal-fixtures';
 
 /**
  * The events outbox (CONTRACT.md section 13): every change of money a user cares about is an
@@ -129,14 +129,7 @@ describe('the events outbox over HTTP', () => {
     const app = await startApp({ ...FAST_CASH_OUT, ...cashier.env });
     relay.deliverTo(app);
     app.container.start();
-    await setProviderBalance(cashier, 100_000_00);
-    const user = await fundedUser(app, 1000);
-    const account = await addPayoutAccount(app, user, randomAccountNumber());
-
-    const res = await withdraw(app, user, { amount: '250.5', payoutAccountId: account });
-    expect(res.status).toBe(202);
-    const id = res.body.withdrawalId as string;
-    const paid = await withdrawalBecomes(app, id, 'paid');
+    const { user, id, paid } = await paidWithdrawal(app, cashier);
 
     const events = await eventsOf(app, user.userId);
     expect(events.map((e) => [e.seq, e.type])).toEqual([

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { Webhook } from 'standardwebhooks';
 import type { EventDraft, EventType } from '../../src/domain/events';
 import { queryRows } from '../helpers/database-state';
 import { testDatabaseUrl } from '../helpers/database';
 import { eventually } from '../helpers/eventually';
+import { verifies } from '../helpers/webhook-signatures';
 import { adminToken, bearer, createUser } from '../helpers/factories';
 import { answer, hang, startFakeServer, type Behaviour, type FakeServer, type ReceivedRequest } from '../helpers/fake-server';
 import { fundedUser } from '../helpers/ledger-fixtures';
@@ -13,7 +13,7 @@ import { relayedProvider } from '../helpers/provider-relay';
 import { serviceProcessEnv, startServiceProcess, type ServiceProcess } from '../helpers/service-process';
 import { startAppKeepingData, startTestApp, testDatabase, type TestApp } from '../helpers/test-app';
 import { withSandboxes } from '../helpers/with-sandboxes';
-import { addPayoutAccount, FAST_CASH_OUT, randomAccountNumber, setProviderBalance, withdraw, withdrawalBecomes } from '../helpers/withdrawal-fixtures';
+import { FAST_CASH_OUT, paidWithdrawal } from '../helpers/withdrawal-fixtures';
 
 /**
  * Webhooks across processes (CONTRACT.md section 13, src/events/delivery-queue.ts): the events of
@@ -102,15 +102,6 @@ async function allDelivered(app: TestApp, admin: string, endpointId: string, exp
 const webhookIdOf = (request: ReceivedRequest) => String(request.headers['webhook-id']);
 const requestsFor = (eventId: string) => receiver.requests.filter((r) => webhookIdOf(r) === eventId);
 
-function verifies(request: ReceivedRequest, secret: string): boolean {
-  try {
-    new Webhook(secret).verify(request.body.toString('utf8'), request.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * After a real flow: every event of a type the endpoint hears arrived once, signed, with that
  * event as its body; no event of another type arrived; and nothing else did. Returns the heard events.
@@ -177,14 +168,7 @@ describe('the events of real flows, delivered to an endpoint that hears wallet.c
     const endpoint = await register(app, admin, HEARD);
     // The background work a withdrawal needs, deliveries among it.
     app.container.start();
-    await setProviderBalance(cashier, 100_000_00);
-    const user = await fundedUser(app, 1000);
-    const account = await addPayoutAccount(app, user, randomAccountNumber());
-
-    const res = await withdraw(app, user, { amount: '250.5', payoutAccountId: account });
-    expect(res.status).toBe(202);
-    const id = res.body.withdrawalId as string;
-    await withdrawalBecomes(app, id, 'paid');
+    const { id } = await paidWithdrawal(app, cashier);
 
     const heard = await expectEachHeardEventOnce(app, admin, endpoint);
     expect(heard.map((e) => e.type)).toEqual(['wallet.credited', 'withdrawal.paid']);

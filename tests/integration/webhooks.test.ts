@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
 import type { EventDraft } from '../../src/domain/events';
 import { adminToken, bearer, createUser, type CreatedUser } from '../helpers/factories';
 import { queryRows } from '../helpers/database-state';
 import { eventually } from '../helpers/eventually';
+import { verifies } from '../helpers/webhook-signatures';
 import { answer, hang, startFakeServer, type FakeServer, type ReceivedRequest } from '../helpers/fake-server';
 import { startTestApp, testDatabase, type TestApp } from '../helpers/test-app';
 import { sql } from 'drizzle-orm';
@@ -55,15 +55,6 @@ async function publish(reference = `ref-${crypto.randomUUID().slice(0, 8)}`, typ
 /** The requests received for `reference`, each checked against the secret(s) given: one must verify. */
 function deliveriesOf(reference: string): ReceivedRequest[] {
   return receiver.requests.filter((r) => r.body.toString('utf8').includes(`"reference":"${reference}"`));
-}
-
-function verifies(request: ReceivedRequest, secret: string): boolean {
-  try {
-    new Webhook(secret).verify(request.body.toString('utf8'), request.headers as Record<string, string>);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('registering an endpoint', () => {

@@ -40,6 +40,15 @@ const UNAVAILABLE = {
   database: 'Service temporarily unavailable, try again later',
 };
 
+/** A webhook endpoint as the admin routes answer it. */
+const exampleEndpoint = {
+  endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
+  url: 'https://ops.example.com/wallet-hooks',
+  eventTypes: ['payment.minted', 'withdrawal.paid'],
+  createdAt: '2026-12-07T10:00:00.000Z',
+  failingSince: null,
+};
+
 /** Keyed by `METHOD /full/path` as Express spells the path (`:param`). The test checks every key is a real route. */
 export const ROUTE_NOTES: Record<string, RouteNotes> = {
   'POST /api/users/signup': {
@@ -212,39 +221,21 @@ export const ROUTE_NOTES: Record<string, RouteNotes> = {
   },
   'POST /api/admin/webhook-endpoints': {
     request: { url: 'https://ops.example.com/wallet-hooks', eventTypes: ['payment.minted', 'withdrawal.paid'] },
-    response: { ...{
-      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
-      url: 'https://ops.example.com/wallet-hooks',
-      eventTypes: ['payment.minted', 'withdrawal.paid'],
-      createdAt: '2026-12-07T10:00:00.000Z',
-      failingSince: null,
-    }, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    response: { ...exampleEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
     description:
       'Each event is POSTed as JSON with `webhook-id` (the event id, the same on every retry), `webhook-timestamp` and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, Standard Webhooks): verify with any Standard Webhooks library and the secret answered here once. ' +
       'A non-2xx answer or none within 15 s is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h; then the delivery is `failed` and the endpoint marked. The URL must be https and must not resolve to a private, loopback or link-local address (loopback over http is allowed outside production); checked again at every delivery. Redirects are not followed.',
     errors: { 400: ['Invalid webhook endpoint URL'] },
   },
   'GET /api/admin/webhook-endpoints': {
-    response: [{
-      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
-      url: 'https://ops.example.com/wallet-hooks',
-      eventTypes: ['payment.minted', 'withdrawal.paid'],
-      createdAt: '2026-12-07T10:00:00.000Z',
-      failingSince: null,
-    }],
+    response: [exampleEndpoint],
   },
   'DELETE /api/admin/webhook-endpoints/:id': {
     response: { message: 'Webhook endpoint deleted' },
     errors: { 404: ['Webhook endpoint not found'] },
   },
   'POST /api/admin/webhook-endpoints/:id/rotate-secret': {
-    response: { ...{
-      endpointId: 'c2b1e6a4-8f0d-4d7e-9b1a-2f3e4d5c6b7a',
-      url: 'https://ops.example.com/wallet-hooks',
-      eventTypes: ['payment.minted', 'withdrawal.paid'],
-      createdAt: '2026-12-07T10:00:00.000Z',
-      failingSince: null,
-    }, secret: 'whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGRvY3MgZXhh' },
+    response: { ...exampleEndpoint, secret: 'whsec_Q2hhbmdlZCBzZWNyZXQgZm9yIGRvY3MgZXhh' },
     description: 'Deliveries carry the new secret\'s signature and, for 24 hours, the old one\'s beside it (space-separated in `webhook-signature`), so a receiver can switch without losing one.',
     errors: { 404: ['Webhook endpoint not found'] },
   },
