@@ -119,7 +119,11 @@ describe('deliveries', () => {
     const body = JSON.parse(mintDeliveries[0]!.body.toString('utf8'));
     expect(body).toEqual({ id: mintDeliveries[0]!.headers['webhook-id'], seq: expect.any(Number), type: 'payment.minted', userId: user.userId, timestamp: expect.any(String), data: expect.objectContaining({ reference: minted }) });
     expect(mintDeliveries[0]!.headers['content-type']).toBe('application/json');
-    const page = await app.http.get(`/api/admin/webhook-endpoints/${all.endpointId}/deliveries`).set(bearer(admin)).expect(200);
+    // Each attempt is recorded once its receiver answered: wait for both records.
+    const page = await eventually(async () => {
+      const res = await app.http.get(`/api/admin/webhook-endpoints/${all.endpointId}/deliveries`).set(bearer(admin)).expect(200);
+      return res.body.length === 2 && res.body.every((d: { status: string }) => d.status !== 'pending') ? res : undefined;
+    }, 'both deliveries recorded');
     expect(page.headers['x-total-count']).toBe('2');
     expect(page.body.map((d: { status: string; attempts: number; lastStatus: number }) => [d.status, d.attempts, d.lastStatus])).toEqual([
       ['delivered', 1, 204],
@@ -140,7 +144,11 @@ describe('deliveries', () => {
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(second!.body.equals(first!.body)).toBe(true);
     expect([verifies(first!, endpoint.secret), verifies(second!, endpoint.secret)]).toEqual([true, true]);
-    const [delivery] = (await app.http.get(`/api/admin/webhook-endpoints/${endpoint.endpointId}/deliveries`).set(bearer(admin)).expect(200)).body;
+    // The attempt is recorded once the receiver has answered: wait for the record, then read it whole.
+    const delivery = await eventually(async () => {
+      const [d] = (await app.http.get(`/api/admin/webhook-endpoints/${endpoint.endpointId}/deliveries`).set(bearer(admin)).expect(200)).body;
+      return d?.status === 'pending' ? undefined : d;
+    }, 'the second attempt recorded');
     expect([delivery.status, delivery.attempts, delivery.lastStatus]).toEqual(['delivered', 2, 200]);
   });
 

@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import { TOTP, URI } from 'otpauth';
 import { openDatabase } from '../../src/db/client';
 import { adminMfa as adminMfaTable, mfaSecretBinding, wallets as walletsTable } from '../../src/db/schema';
+import { webhookSecretBinding } from '../../src/security/webhook-secrets';
 import { AdminMfaRepository } from '../../src/db/repositories/admin-mfa.repository';
 import { AdminRepository } from '../../src/db/repositories/admin.repository';
 import { SystemAccountRepository } from '../../src/db/repositories/system-account.repository';
@@ -78,7 +79,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
     app = undefined;
   });
 
-  it("re-seals every wallet, archived wallet, system account and admin's MFA secret under the new key; logins keep working; a second run changes nothing", async () => {
+  it("re-seals every wallet, archived wallet, system account, admin's MFA secret and webhook signing secret under the new key; logins keep working; a second run changes nothing", async () => {
     // Everything sealed under key A: wallets, two archived by deleting their users, the system accounts.
     app = await startTestApp({ ...ledger.env, WALLET_ENCRYPTION_KEY: KEY_A });
     const users: CreatedUser[] = [];
@@ -96,6 +97,8 @@ describe('rotating the wallet encryption key while the service runs', () => {
     expect(systemPublicKeys).toHaveLength(2);
     expect(new Set((await sealedRows(app)).map((r) => r.key_id))).toEqual(new Set([ID_A]));
     expect((await mfaRows(app)).map((r) => r.key_id)).toEqual([ID_A]);
+    // A webhook endpoint's signing secret, sealed under A too.
+    const endpoint = (await app.http.post('/api/admin/webhook-endpoints').set(bearer(admin)).send({ url: 'http://127.0.0.1:9/hooks' }).expect(201)).body;
     await app.close();
 
     // The service restarted with B current and A previous: old rows still open.
@@ -137,10 +140,11 @@ describe('rotating the wallet encryption key while the service runs', () => {
     expect(report.currentKeyId).toBe(ID_B);
     expect(report.tables.system_accounts).toEqual({ resealed: 2, changedMeanwhile: 0, unreadable: 0 });
     expect(report.tables.admin_mfa).toEqual({ resealed: 1, changedMeanwhile: 0, unreadable: 0 });
+    expect(report.tables.webhook_endpoints).toEqual({ resealed: 1, changedMeanwhile: 0, unreadable: 0 });
     expect(report.tables.wallets.unreadable + report.tables.archived_wallets.unreadable).toBe(0);
     // 10 wallets and 2 archives under A at the start; the concurrent delete moves one of them, in either table.
     expect(report.tables.wallets.resealed + report.tables.archived_wallets.resealed + report.tables.wallets.changedMeanwhile).toBeGreaterThanOrEqual(12);
-    expect(report.remaining).toEqual({ wallets: {}, archived_wallets: {}, system_accounts: {}, admin_mfa: {} });
+    expect(report.remaining).toEqual({ wallets: {}, archived_wallets: {}, system_accounts: {}, admin_mfa: {}, webhook_endpoints: {} });
 
     // Every row now under B, opening with B alone to the same secret, bound to its own public key.
     const rows = await sealedRows(running);
@@ -156,6 +160,10 @@ describe('rotating the wallet encryption key while the service runs', () => {
     const [mfa] = await mfaRows(running);
     expect(mfa!.key_id).toBe(ID_B);
     expect(onlyB.open({ ciphertext: mfa!.secret_ciphertext, keyId: mfa!.key_id }, mfaSecretBinding(mfa!.admin_id))).toBe(totp.secret.base32);
+    // And the webhook endpoint's signing secret: under B, opening to the secret answered at registration.
+    const [hook] = await queryRows<{ id: string; secret_ciphertext: string; key_id: string }>(running.container.database, sql`select id, secret_ciphertext, key_id from webhook_endpoints`);
+    expect(hook!.key_id).toBe(ID_B);
+    expect(onlyB.open({ ciphertext: hook!.secret_ciphertext, keyId: hook!.key_id }, webhookSecretBinding(hook!.id))).toBe(endpoint.secret);
 
     // Idempotent: nothing left to do.
     const again = await rotation.rotate({ batchSize: 3 });
@@ -164,6 +172,7 @@ describe('rotating the wallet encryption key while the service runs', () => {
       archived_wallets: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
       system_accounts: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
       admin_mfa: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
+      webhook_endpoints: { resealed: 0, changedMeanwhile: 0, unreadable: 0 },
     });
     expect(await sealedRows(running)).toEqual(rows);
     await running.close();

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, gt, ne } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../client';
-import { adminMfa, archivedWallets, mfaSecretBinding, systemAccounts, wallets } from '../schema';
+import { webhookSecretBinding } from '../../security/webhook-secrets';
+import { adminMfa, archivedWallets, mfaSecretBinding, systemAccounts, wallets, webhookEndpoints } from '../schema';
 
-/** The tables that hold secrets sealed by WalletCipher: ledger secret seeds, and admins' TOTP secrets. */
-export const SEALED_TABLES = ['wallets', 'archived_wallets', 'system_accounts', 'admin_mfa'] as const;
+/** The tables that hold secrets sealed by WalletCipher: ledger secret seeds, admins' TOTP secrets, webhook endpoints' signing secrets. */
+export const SEALED_TABLES = ['wallets', 'archived_wallets', 'system_accounts', 'admin_mfa', 'webhook_endpoints'] as const;
 export type SealedTable = (typeof SEALED_TABLES)[number];
 
 export interface SealedRow {
@@ -52,6 +53,15 @@ const COLUMNS: Record<SealedTable, SealedColumns> = {
     bind: mfaSecretBinding,
     secretCiphertext: adminMfa.secretCiphertext,
     keyId: adminMfa.keyId,
+  },
+  // The current secret; a rotated-out one signs for a day more and is not re-sealed (webhook-secrets.ts).
+  webhook_endpoints: {
+    table: webhookEndpoints,
+    id: webhookEndpoints.id,
+    boundTo: webhookEndpoints.id,
+    bind: webhookSecretBinding,
+    secretCiphertext: webhookEndpoints.secretCiphertext,
+    keyId: webhookEndpoints.keyId,
   },
 };
 
