@@ -44,7 +44,11 @@ export function eventRoutes({ feed }: { feed: EventFeedService }): RouteDef[] {
           reader.gone = true;
           reader.stop?.();
         });
-        reader.stop = await feed.stream(userId, after, (frame) => res.write(frame), () => res.end());
+        reader.stop = await feed.stream(userId, after, {
+          write: (frame) => res.write(frame),
+          drained: () => new Promise<void>((resolve) => (reader.gone ? resolve() : (res.once('drain', resolve), res.once('close', resolve)))),
+          end: () => res.end(),
+        });
         if (reader.gone) reader.stop();
       },
     }),

@@ -16,6 +16,14 @@ export function sseFrameOf(event: ClientEvent): string {
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** Where a stream writes: a frame (false: the reader's buffer is full), the wait for it to empty, the end. */
+export interface StreamOut {
+  write(frame: string): boolean;
+  /** Resolves once the reader has taken what was written, or has gone. */
+  drained(): Promise<void>;
+  end(): void;
+}
+
 /**
  * A user's own events (CONTRACT.md section 13): a page for clients that poll, and a live stream
  * that reads only when PostgreSQL announces something new for the user (EventListener).
@@ -38,9 +46,11 @@ export class EventFeedService {
    * each once; a comment every keepAliveMs keeps proxies from closing a quiet stream. The listener
    * is subscribed before the first read, so an event committed while that read runs wakes another.
    * Returns the function that stops it (the client went away); `end` closes the response when the
-   * service stops first.
+   * service stops first. A reader that does not keep up holds the reading back (`drained`), so
+   * what waits for it in memory is one page at the most.
    */
-  async stream(userId: string, after: number, write: (frame: string) => void, end: () => void): Promise<() => void> {
+  async stream(userId: string, after: number, out: StreamOut): Promise<() => void> {
+    const { write, end } = out;
     let last = after;
     let reading = false;
     let again = false;
@@ -58,8 +68,9 @@ export class EventFeedService {
             const rows = await this.deps.events.userPage(userId, last, PAGE);
             for (const row of rows) {
               if (stopped) return;
-              write(sseFrameOf(clientEventOf(row)));
               last = row.seq;
+              // A reader slower than its events: read no more until it has taken what was written.
+              if (!write(sseFrameOf(clientEventOf(row)))) await out.drained();
             }
             if (rows.length < PAGE) break;
           }
@@ -87,7 +98,8 @@ export class EventFeedService {
       end();
     };
     this.open.add(close);
-    await catchUp();
+    // Not awaited: a reader slower than its backlog would hold the caller until it caught up.
+    void catchUp();
     return stop;
   }
 
