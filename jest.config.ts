@@ -10,6 +10,14 @@ const PATIENCE_MS = 10 * 60 * 1000;
 
 /** Dependencies published only as ES modules (see `transform`). */
 const ESM_ONLY = ['pg-boss', 'serialize-error', 'non-error'];
+/**
+ * Jest requires ES modules itself from Node 24.9 on (require(esm)), and then runs a file of a
+ * `"type": "module"` package as a module whatever a transform made of it: compiled to CommonJS
+ * there, it fails (`exports is not defined`). Compiled only where Jest cannot require them.
+ */
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+const JEST_REQUIRES_ESM = major > 24 || (major === 24 && minor >= 9);
+const esmOnly = JEST_REQUIRES_ESM ? {} : { [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }] };
 
 // ts-jest transpiles only (isolatedModules in tsconfig); `npm run typecheck` is the type gate.
 const service: Config = {
@@ -21,10 +29,10 @@ const service: Config = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
     // The job queue (pg-boss) and two of its dependencies ship only as ES modules, which Jest's
     // CommonJS runtime cannot require on Node 20 and 22: compiled to CommonJS for the tests alone
-    // (Node loads them as they are when the service runs).
-    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
+    // there (Node loads them as they are when the service runs; Jest on Node 24.9+ too).
+    ...esmOnly,
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  transformIgnorePatterns: JEST_REQUIRES_ESM ? ['/node_modules/'] : [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   // One embedded PostgreSQL server per run (unless TEST_DATABASE_URL), a database per worker.
   globalSetup: '<rootDir>/tests/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/tests/helpers/global-teardown.ts',
