@@ -68,3 +68,18 @@ export const eventSchema = z.object({
   data: z.union([walletEventDataSchema, paymentEventDataSchema, withdrawalEventDataSchema]),
 });
 export type ClientEvent = z.infer<typeof eventSchema>;
+
+/** An event as stored, as far as clients see it (src/db/event-schema.ts). */
+export interface StoredEvent {
+  id: string;
+  seq: number;
+  type: EventType;
+  userId: string;
+  createdAt: Date;
+  data: unknown;
+}
+
+/** An event as clients receive it: the webhook body, the stream's `data:`, the JSON page's items. */
+export function clientEventOf(row: StoredEvent): ClientEvent {
+  return { id: row.id, seq: row.seq, type: row.type, userId: row.userId, timestamp: row.createdAt.toISOString(), data: row.data as ClientEvent['data'] };
+}

@@ -1,9 +1,9 @@
 import type { WebhookSender } from '../clients/webhook-sender';
 import type { Database } from '../db/client';
 import type { AttemptRecord, WebhookRepository } from '../db/repositories/webhook.repository';
+import { clientEventOf } from '../domain/events';
 import type { Logger } from '../logger';
 import type { WebhookSecrets } from '../security/webhook-secrets';
-import { clientEventOf } from '../services/event-feed.service';
 import type { DeliveryQueue } from './delivery-queue';
 
 export interface WebhookDeliveryDeps {

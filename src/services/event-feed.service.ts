@@ -1,15 +1,10 @@
-import type { EventRepository, EventRow } from '../db/repositories/event.repository';
-import type { ClientEvent } from '../domain/events';
+import type { EventRepository } from '../db/repositories/event.repository';
+import { clientEventOf, type ClientEvent } from '../domain/events';
 import type { EventListener } from '../events/event-listener';
 import type { Logger } from '../logger';
 
 /** Events read per query while a stream catches up. */
 const PAGE = 100;
-
-/** An event as clients receive it (the webhook body, the stream's `data:`, the JSON page's items). */
-export function clientEventOf(row: EventRow): ClientEvent {
-  return { id: row.id, seq: row.seq, type: row.type, userId: row.userId, timestamp: row.createdAt.toISOString(), data: row.data as ClientEvent['data'] };
-}
 
 /** One event as Server-Sent Events frame it: the seq is the id a reconnecting reader sends back as Last-Event-ID. */
 export function sseFrameOf(event: ClientEvent): string {

@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, lt, sql, type SQL } from 'drizzle-orm';
 import { formatKobo, formatStroops } from '../../domain/amounts';
-import type { EventDraft, EventType } from '../../domain/events';
+import type { EventDraft } from '../../domain/events';
 import type { PaymentEventType } from '../../domain/payment-lifecycle';
 import type { WithdrawalEventType } from '../../domain/withdrawal-lifecycle';
 import type { Database, Executor } from '../client';
@@ -171,17 +171,6 @@ export class EventRepository {
       .where(and(eq(events.userId, userId), gt(events.seq, after)))
       .orderBy(asc(events.seq))
       .limit(limit);
-  }
-
-  async find(id: string): Promise<EventRow | undefined> {
-    const [row] = await this.db.select().from(events).where(eq(events.id, id));
-    return row;
-  }
-
-  /** Every event of these types created since `since` (a webhook replay), oldest first. */
-  async since(since: Date, types: readonly EventType[] | null): Promise<Pick<EventRow, 'id' | 'type'>[]> {
-    const rows = await this.db.select({ id: events.id, type: events.type }).from(events).where(gte(events.createdAt, since)).orderBy(asc(events.createdAt), asc(events.id));
-    return types ? rows.filter((r) => types.includes(r.type)) : rows;
   }
 
   /** Events older than `before` are deleted (EVENT_RETENTION_DAYS); the users' numbers go on from where they were. */

@@ -165,11 +165,4 @@ export class WebhookRepository {
     return { pending: row?.pending ?? 0, failed: row?.failed ?? 0, oldestPendingSeconds: Number(row?.oldest ?? 0) };
   }
 
-  async deliveriesOf(eventId: string): Promise<DeliveryRow[]> {
-    return this.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
-  }
-
-  async allDeliveries(): Promise<DeliveryRow[]> {
-    return this.db.select().from(webhookDeliveries).orderBy(asc(webhookDeliveries.createdAt));
-  }
 }
