@@ -36,7 +36,8 @@ export class WebhookEndpointService {
     const secret = this.deps.secrets.generate();
     const endpoint = await this.deps.db.transaction(async (tx) => {
       const created = await this.deps.webhooks.createEndpoint(tx, { id, url, eventTypes, createdBy: actor.adminId, ...this.deps.secrets.seal(secret, id) });
-      await appendAdminLog(tx, { ...actor, action: 'webhook.endpoint_created', target: id, details: { url, eventTypes } });
+      // The URL without its query or fragment: receivers often carry a token there, and the log holds no secret.
+      await appendAdminLog(tx, { ...actor, action: 'webhook.endpoint_created', target: id, details: { url: withoutQuery(url), eventTypes } });
       return created;
     });
     return { endpoint, secret };
@@ -92,6 +93,11 @@ export class WebhookEndpointService {
     const resolved = await resolveAllowed(parsed.hostname, this.deps.policy);
     if ('refused' in resolved) throw invalidUrl(`url is refused: ${resolved.refused}`);
   }
+}
+
+function withoutQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
 }
 
 function notFound(): AppError {

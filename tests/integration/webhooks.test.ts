@@ -59,16 +59,19 @@ function deliveriesOf(reference: string): ReceivedRequest[] {
 
 describe('registering an endpoint', () => {
   it('answers the whsec_ secret once; the list never shows it; every action is in the admin log', async () => {
-    const created = await register({ eventTypes: ['payment.minted'] });
+    const created = await register({ url: `${receiver.url}/hooks?token=receiver-token-123`, eventTypes: ['payment.minted'] });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     const listed = await app.http.get('/api/admin/webhook-endpoints').set(bearer(admin)).expect(200);
-    expect(listed.body).toEqual([{ endpointId: created.endpointId, url: `${receiver.url}/hooks`, eventTypes: ['payment.minted'], createdAt: expect.any(String), failingSince: null }]);
+    expect(listed.body).toEqual([{ endpointId: created.endpointId, url: `${receiver.url}/hooks?token=receiver-token-123`, eventTypes: ['payment.minted'], createdAt: expect.any(String), failingSince: null }]);
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
     const rotated = await app.http.post(`/api/admin/webhook-endpoints/${created.endpointId}/rotate-secret`).set(bearer(admin)).expect(200);
     expect(rotated.body.secret).not.toEqual(created.secret);
     const log = await queryRows<{ action: string; details: unknown }>(await testDatabase(), sql`select action, details from admin_log where target = ${created.endpointId} order by seq`);
     expect(log.map((l) => l.action)).toEqual(['webhook.endpoint_created', 'webhook.secret_rotated']);
     expect(JSON.stringify(log)).not.toContain('whsec_');
+    // A token in the URL's query is the receiver's secret: the log keeps the URL without it.
+    expect(JSON.stringify(log)).not.toContain('receiver-token-123');
+    expect(log[0]!.details).toEqual({ url: `${receiver.url}/hooks`, eventTypes: ['payment.minted'] });
     const stored = await queryRows<{ secret_ciphertext: string }>(await testDatabase(), sql`select secret_ciphertext from webhook_endpoints where id = ${created.endpointId}`);
     expect(stored[0]!.secret_ciphertext).not.toContain(rotated.body.secret.slice(6));
   });
